@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Configuration comes only from the environment and is validated once at start.
+ * Every bad value is reported by name; the process then exits non-zero.
+ */
+export interface Config {
+  env: 'development' | 'production';
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  checkoutUrl: string;
+  tls: { cert: Buffer; key: Buffer } | undefined;
+  /** Absent in development: generated once and persisted in storage. Required in production. */
+  jwtSecret: string | undefined;
+  callbackSigningSecret: string | undefined;
+  /** Proxies whose X-Forwarded-* headers are believed (IPs or CIDRs). */
+  trustedProxies: string[];
+  logLevel: string;
+  rateLimit: { max: number; windowSeconds: number };
+  redisUrl: string | undefined;
+  /** Create the demo merchant on an empty store (development only). */
+  seedDemo: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const url = (name: string, value: string | undefined, protocols: string[]): string | undefined => {
+    if (value === undefined) return undefined;
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) throw new Error();
+      return value.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${value}")`);
+      return undefined;
+    }
+  };
+
+  const nodeEnv = read('NODE_ENV') ?? 'development';
+  if (nodeEnv !== 'development' && nodeEnv !== 'production') {
+    problems.push(`NODE_ENV must be "development" or "production" (got "${nodeEnv}")`);
+  }
+  const production = nodeEnv === 'production';
+
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = read('HOST') ?? '127.0.0.1';
+  const dataDir = path.resolve(read('DATA_DIR') ?? './data');
+  const databaseUrl = url('DATABASE_URL', read('DATABASE_URL'), ['postgres:', 'postgresql:']);
+
+  const certFile = read('TLS_CERT_FILE');
+  const keyFile = read('TLS_KEY_FILE');
+  let tls: Config['tls'];
+  if (Boolean(certFile) !== Boolean(keyFile)) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  } else if (certFile && keyFile) {
+    try {
+      tls = { cert: readFileSync(certFile), key: readFileSync(keyFile) };
+    } catch (error) {
+      problems.push(`TLS_CERT_FILE/TLS_KEY_FILE could not be read: ${(error as Error).message}`);
+    }
+  }
+  const scheme = tls ? 'https' : 'http';
+  const publicUrl = url('PUBLIC_URL', read('PUBLIC_URL'), ['http:', 'https:']) ?? `${scheme}://localhost:${port}`;
+  const checkoutUrl = url('CHECKOUT_URL', read('CHECKOUT_URL'), ['http:', 'https:']) ?? `${publicUrl}/checkout`;
+
+  const secret = (name: string): string | undefined => {
+    const value = read(name);
+    if (value !== undefined && value.length < 32) problems.push(`${name} must be at least 32 characters`);
+    if (value === undefined && production) problems.push(`${name} is required when NODE_ENV=production`);
+    return value;
+  };
+  const jwtSecret = secret('JWT_SECRET');
+  const callbackSigningSecret = secret('CALLBACK_SIGNING_SECRET');
+
+  const logLevel = read('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+
+  const trustedProxies = (read('TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const proxy of trustedProxies) {
+    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(proxy)) problems.push(`TRUSTED_PROXIES entry "${proxy}" is not an IP address or CIDR`);
+  }
+
+  const rateLimit = {
+    max: integer('RATE_LIMIT_MAX', 6000, 1, 10_000_000),
+    windowSeconds: integer('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+  };
+  const redisUrl = url('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:']);
+
+  const seedRaw = read('SEED_DEMO');
+  if (seedRaw !== undefined && seedRaw !== 'true' && seedRaw !== 'false') {
+    problems.push(`SEED_DEMO must be "true" or "false" (got "${seedRaw}")`);
+  }
+  if (production && seedRaw === 'true') problems.push('SEED_DEMO=true is not allowed when NODE_ENV=production');
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    env: production ? 'production' : 'development',
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    publicUrl,
+    checkoutUrl,
+    tls,
+    jwtSecret,
+    callbackSigningSecret,
+    trustedProxies,
+    logLevel,
+    rateLimit,
+    redisUrl,
+    seedDemo: !production && seedRaw !== 'false',
+  };
+}

@@ -1,0 +1,145 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { API_KEY_PATTERN, hashApiKey } from '../modules/api-keys/keys.js';
+import { findActiveKey } from '../modules/api-keys/repository.js';
+import type { AccessTokens } from '../modules/auth/jwt.js';
+import type { Db } from '../storage/db.js';
+import type { KeyMode, MerchantStatus } from '../storage/schema.js';
+
+/** Who is calling. Every authenticated request carries exactly one. */
+export type Actor = ApiKeyActor | CheckoutActor | UserActor;
+
+export interface ApiKeyActor {
+  kind: 'api_key';
+  merchantId: number;
+  merchantStatus: MerchantStatus;
+  mode: KeyMode;
+  keyId: number;
+  userId: number;
+}
+
+/** A browser holding a checkout session token: one payment request, a short allow-list of routes. */
+export interface CheckoutActor {
+  kind: 'checkout';
+  merchantId: number;
+  merchantStatus: MerchantStatus;
+  mode: KeyMode;
+  paymentRequestId: number;
+  sessionId: number;
+}
+
+export interface UserActor {
+  kind: 'user';
+  merchantId: number;
+  userId: number;
+}
+
+/** Plugged in by the checkout-session module; without one every checkout token is rejected. */
+export interface CheckoutTokenVerifier {
+  verify(token: string): Promise<CheckoutActor | null>;
+}
+
+/**
+ * Route-level credential requirements, declared in each route's `config`:
+ * - auth 'api_key': merchant API; a checkout token is accepted instead only where `checkout` names
+ *   the path parameter that must equal the token's payment request.
+ * - auth 'user': control-panel bearer token.
+ * - paymentSubmission: refused for restricted merchants.
+ */
+export interface RouteAuthConfig {
+  auth?: 'none' | 'api_key' | 'user';
+  checkout?: { param: string };
+  paymentSubmission?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor?: Actor;
+  }
+  interface FastifyContextConfig extends RouteAuthConfig {}
+}
+
+export interface CredentialDeps {
+  db: Db;
+  tokens: AccessTokens;
+  checkoutVerifier?: CheckoutTokenVerifier;
+}
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+export function authenticate(deps: CredentialDeps) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const config = request.routeOptions.config;
+    if (config.auth === 'user') {
+      request.actor = await bearerUser(deps, request);
+    } else if (config.auth === 'api_key') {
+      request.actor = await merchantCaller(deps, request, config);
+    }
+  };
+}
+
+async function bearerUser(deps: CredentialDeps, request: FastifyRequest): Promise<UserActor> {
+  const authorization = header(request, 'authorization') ?? '';
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  const claims = match ? await deps.tokens.verify(match[1]) : null;
+  if (!claims) {
+    throw new AppError('UNAUTHORIZED', 'A valid control-panel access token is required: Authorization: Bearer <accessToken> from POST /auth/login');
+  }
+  return { kind: 'user', ...claims };
+}
+
+async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, config: RouteAuthConfig): Promise<Actor> {
+  // Spec rule 4: with both headers the checkout token wins and the call is scoped.
+  const checkoutToken = header(request, 'x-checkout-token');
+  if (checkoutToken !== undefined) return checkoutCaller(deps, request, config, checkoutToken);
+
+  const key = header(request, 'x-api-key');
+  if (key === undefined) {
+    if (/^Bearer\s/i.test(header(request, 'authorization') ?? '')) {
+      throw new AppError(
+        'INVALID_API_KEY',
+        'Bearer authentication for the payment API was removed on 2024-06-01; send your API key in the X-API-Key header',
+      );
+    }
+    throw new AppError('INVALID_API_KEY', 'The X-API-Key header is missing');
+  }
+  const found = API_KEY_PATTERN.test(key) ? await findActiveKey(deps.db, hashApiKey(key)) : undefined;
+  if (!found) throw new AppError('INVALID_API_KEY', 'The API key is invalid, revoked or was replaced');
+  assertMerchantMayCall(found.merchantStatus, config);
+  return { kind: 'api_key', ...found };
+}
+
+async function checkoutCaller(
+  deps: CredentialDeps,
+  request: FastifyRequest,
+  config: RouteAuthConfig,
+  token: string,
+): Promise<CheckoutActor> {
+  const actor = token.length <= 256 && deps.checkoutVerifier ? await deps.checkoutVerifier.verify(token) : null;
+  if (!actor) throw new AppError('UNAUTHORIZED', 'The checkout session token is invalid or has expired');
+  const bound = config.checkout && (request.params as Record<string, string>)[config.checkout.param];
+  if (bound === undefined || String(bound) !== String(actor.paymentRequestId)) {
+    throw new AppError('FORBIDDEN', 'A checkout session token may only be used for its own payment request on checkout routes');
+  }
+  assertMerchantMayCall(actor.merchantStatus, config);
+  return actor;
+}
+
+function assertMerchantMayCall(status: MerchantStatus, config: RouteAuthConfig): void {
+  if (status === 'suspended') {
+    throw new AppError('INSUFFICIENT_PERMISSIONS', 'This merchant account is suspended; contact support');
+  }
+  if (status === 'restricted' && config.paymentSubmission) {
+    throw new AppError('INSUFFICIENT_PERMISSIONS', 'This merchant account is restricted and cannot submit payments');
+  }
+}
+
+/** The calling merchant API key, for handlers that only API keys may reach. */
+export function requireMerchant(request: FastifyRequest): ApiKeyActor | CheckoutActor {
+  const actor = request.actor;
+  if (!actor || actor.kind === 'user') throw new AppError('INVALID_API_KEY', 'An API key is required');
+  return actor;
+}

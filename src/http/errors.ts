@@ -1,0 +1,74 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERRORS, type ErrorName } from '../errors.js';
+import { validationError } from './validation.js';
+
+/** Errors raised by the credential check and the rate limiter keep the error-guide shape everywhere. */
+const CREDENTIAL_ERRORS = new Set<ErrorName>([
+  'INVALID_API_KEY',
+  'INSUFFICIENT_PERMISSIONS',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'RATE_LIMIT_EXCEEDED',
+]);
+
+/** The payment and customer endpoints answer with RFC 9457 problem records (decisions.md, Error bodies). */
+export function usesProblemShape(path: string, error: ErrorName): boolean {
+  if (CREDENTIAL_ERRORS.has(error)) return false;
+  const bare = path.replace(/^\/v2(?=\/|$)/, '');
+  return /^\/(payments|customers)(\/|\?|$)/.test(bare);
+}
+
+/** Turns anything thrown into an AppError; unknown errors become INTERNAL_ERROR and are logged. */
+export function toAppError(error: unknown, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    return validationError(fastifyError.validation as never, fastifyError.validationContext ?? 'body');
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 64 KiB limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json or application/json-patch+json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('INVALID_JSON', 'The Content-Length header does not match the body');
+  }
+  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    return new AppError('INVALID_JSON', 'The request body is not valid JSON');
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type');
+  if (status >= 400 && status < 500) return new AppError('INVALID_FORMAT', 'The request is malformed', { details: { field: null, value: null } });
+  request.log.error({ err: error }, 'unhandled error');
+  return new AppError('INTERNAL_ERROR', 'Something went wrong on our side; it is safe to retry with the same idempotency key');
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const spec = ERRORS[error.error];
+  for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
+  const path = request.originalUrl.split('?')[0];
+  reply.code(spec.status);
+  if (usesProblemShape(path, error.error)) {
+    return reply.type('application/problem+json').send({
+      type: `/docs#error-${error.error}`,
+      title: spec.title,
+      status: spec.status,
+      detail: error.message,
+      instance: path,
+      code: spec.code,
+      error: error.error,
+      ...(error.details ? { details: error.details } : {}),
+      ...error.extensions,
+      requestId: request.id,
+    });
+  }
+  return reply.type('application/json').send({
+    error: error.error,
+    message: error.message,
+    code: spec.code,
+    ...(error.details ? { details: error.details } : {}),
+    timestamp: new Date().toISOString(),
+    requestId: request.id,
+  });
+}

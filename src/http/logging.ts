@@ -1,0 +1,53 @@
+import pino, { type DestinationStream, type LoggerOptions } from 'pino';
+
+/**
+ * Secrets never reach a log line: known paths are redacted structurally, and every line is
+ * scrubbed by pattern as a second net (a key or PAN inside a message or an error string).
+ */
+const REDACT_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers["x-checkout-token"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.cvv',
+  '*.number',
+  '*.token',
+  '*.apiKey',
+  '*.accessToken',
+  '*.secret',
+];
+
+const PATTERNS: Array<[RegExp, string]> = [
+  [/svc_(test|live)_sk_[0-9A-Za-z]+/g, 'svc_$1_sk_[REDACTED]'],
+  [/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, '[REDACTED_JWT]'],
+  [/cst_[0-9A-Za-z_-]+/g, 'cst_[REDACTED]'],
+  [/(?<![\d.])\d{12,19}(?![\d.])/g, '[REDACTED_PAN]'],
+  [/("cvv"\s*:\s*)"[^"]*"/gi, '$1"[REDACTED]"'],
+  [/([?&](?:apiKey|token)=)[^&\s"]+/g, '$1[REDACTED]'],
+];
+
+export function scrub(line: string): string {
+  let out = line;
+  for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    // ISO time keeps long digit runs (epoch millis) out of lines, so the PAN pattern has no false hits.
+    timestamp: pino.stdTimeFunctions.isoTime,
+    hooks: { streamWrite: scrub },
+    serializers: {
+      req: (req) => ({ method: req.method, url: scrub(req.url) }),
+      res: (res) => ({ statusCode: res.statusCode }),
+    },
+  };
+}
+
+export function createLogger(level: string, destination?: DestinationStream) {
+  return pino(loggerOptions(level), destination ?? pino.destination({ fd: 1, sync: false }));
+}

@@ -1,0 +1,129 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+
+/**
+ * Bodies are validated strictly: no type coercion (a string where the schema says number is a 400)
+ * and every error collected, so a VALIDATION_ERROR can name every missing field at once.
+ * Path and query parameters are strings on the wire and are coerced.
+ */
+const strictAjv = addFormats.default(
+  new Ajv.default({ coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true, strict: false }),
+);
+const coercingAjv = addFormats.default(
+  new Ajv.default({ coerceTypes: true, allErrors: true, removeAdditional: false, useDefaults: true, strict: false }),
+);
+
+export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
+  return (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
+}
+
+/** Fields whose submitted value must never be echoed back in an error. */
+const SECRET_FIELDS = new Set(['number', 'cvv', 'password', 'token', 'apiKey', 'authenticationValue']);
+
+export function validationError(errors: ErrorObject[], part: string): AppError {
+  const missing = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword === 'required') {
+      missing.add(joinPath(error.instancePath, (error.params as { missingProperty: string }).missingProperty));
+    }
+  }
+  if (missing.size > 0) {
+    const fields = [...missing];
+    return new AppError('VALIDATION_ERROR', `Missing required field${fields.length > 1 ? 's' : ''}: ${fields.join(', ')}`, {
+      details: { missingFields: fields },
+    });
+  }
+  // Report the first failing field; prefer a non-union message (anyOf repeats its branches' errors).
+  const error = errors.find((e) => e.keyword !== 'anyOf') ?? errors[0];
+  const field = joinPath(error.instancePath);
+  if (field === '') {
+    return new AppError('VALIDATION_ERROR', `The request ${part} must be a JSON object`, { details: { missingFields: [] } });
+  }
+  const leaf = field.split('.').pop()!;
+  const value = SECRET_FIELDS.has(leaf) ? '[redacted]' : (error.data ?? null);
+  return new AppError('INVALID_FORMAT', `Field '${field}' ${describe(error)}`, { details: { field, value } });
+}
+
+function describe(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return `must be of type ${String(p.type).replace(',', ' or ')}`;
+    case 'maxLength':
+      return `must be at most ${p.limit} characters`;
+    case 'minLength':
+      return `must be at least ${p.limit} characters`;
+    case 'pattern':
+      return `must match the pattern ${p.pattern}`;
+    case 'format':
+      return `must be a valid ${p.format}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `must be ${p.comparison} ${p.limit}`;
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+function joinPath(instancePath: string, leaf?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (leaf !== undefined) parts.push(leaf);
+  return parts.join('.');
+}
+
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+};
+
+/**
+ * Members a body schema does not define are removed before validation and named in
+ * X-Ignored-Fields (decisions.md: ignored, never stored or echoed, but visible).
+ * Objects with open additionalProperties (string maps such as metadata) keep their members.
+ */
+export function stripUnknownFields(schema: JsonSchema, value: unknown, prefix = '', out: string[] = []): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return out;
+  const known = collectProperties(schema);
+  if (known === undefined) return out;
+  const open = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(
+    (s) => s.additionalProperties !== undefined && s.additionalProperties !== false,
+  );
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const child = known[key];
+    if (child) {
+      stripUnknownFields(child, record[key], `${prefix}${key}.`, out);
+    } else if (!open) {
+      delete record[key];
+      out.push(`${prefix}${key}`);
+    }
+  }
+  return out;
+}
+
+function collectProperties(schema: JsonSchema): Record<string, JsonSchema> | undefined {
+  const branches = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
+  let found: Record<string, JsonSchema> | undefined;
+  for (const branch of branches) {
+    if (!branch.properties) continue;
+    found = { ...branch.properties, ...found };
+  }
+  return found;
+}
+
+export async function ignoreUnknownBodyFields(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const schema = request.routeOptions.schema?.body as JsonSchema | undefined;
+  if (!schema || request.body === undefined) return;
+  const ignored = stripUnknownFields(schema, request.body);
+  if (ignored.length > 0) reply.header('X-Ignored-Fields', ignored.join(', ').slice(0, 2048));
+}

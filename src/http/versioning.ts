@@ -1,0 +1,45 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+
+export const CURRENT_API_VERSION = '2.1';
+const SUPPORTED_MINORS = { min: 0, max: 1 };
+
+/**
+ * Every route is also served under /v2 (decisions.md, Names and paths); /v1 is gone.
+ * Used as Fastify's rewriteUrl, so routing sees the bare path and request.originalUrl keeps what was sent.
+ */
+export function rewriteVersionPrefix(url: string): string {
+  if (url === '/v2' || url.startsWith('/v2/') || url.startsWith('/v2?')) return url.slice(3) || '/';
+  if (url === '/v1' || url.startsWith('/v1/') || url.startsWith('/v1?')) return V1_GONE_PATH;
+  return url;
+}
+
+export const V1_GONE_PATH = '/__v1-removed';
+
+export function v1Gone(request: FastifyRequest): never {
+  const rest = request.originalUrl.replace(/^\/v1/, '').split('?')[0] || '/';
+  throw new AppError('API_VERSION_GONE', `API version 1 has been removed; use /v2${rest} (or the path without a prefix)`, {
+    details: { replacement: `/v2${rest}` },
+  });
+}
+
+/** X-API-Version: absent means the current version; any 2.0–2.1 is served; anything else is a 400. */
+export async function checkApiVersion(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header('X-API-Version', CURRENT_API_VERSION);
+  const requested = request.headers['x-api-version'];
+  if (requested === undefined) return;
+  const value = Array.isArray(requested) ? requested.join(',') : requested.trim();
+  const match = /^(\d{1,3})\.(\d{1,3})$/.exec(value);
+  if (!match) {
+    throw new AppError('UNSUPPORTED_API_VERSION', `X-API-Version must look like major.minor (e.g. ${CURRENT_API_VERSION})`, {
+      details: { requested: value.slice(0, 32), supported: `2.0-${CURRENT_API_VERSION}` },
+    });
+  }
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  if (major !== 2 || minor < SUPPORTED_MINORS.min || minor > SUPPORTED_MINORS.max) {
+    const why = major < 2 ? 'version 1.x is no longer served' : 'this version does not exist yet';
+    throw new AppError('UNSUPPORTED_API_VERSION', `API version ${value} is not supported: ${why}; use 2.0-${CURRENT_API_VERSION}`, {
+      details: { requested: value, supported: `2.0-${CURRENT_API_VERSION}` },
+    });
+  }
+}

@@ -1,0 +1,47 @@
+import type { Db } from '../../storage/db.js';
+import type { KeyMode, MerchantStatus } from '../../storage/schema.js';
+
+export interface ActiveKey {
+  keyId: number;
+  userId: number;
+  mode: KeyMode;
+  merchantId: number;
+  merchantStatus: MerchantStatus;
+}
+
+/** One indexed read per API call, never cached: a rotated key fails on the very next request everywhere. */
+export async function findActiveKey(db: Db, keyHash: string): Promise<ActiveKey | undefined> {
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
+    .select(['k.id as keyId', 'k.user_id as userId', 'k.mode', 'm.id as merchantId', 'm.status as merchantStatus'])
+    .where('k.key_hash', '=', keyHash)
+    .where('k.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function revokeActiveKey(db: Db, userId: number, mode: KeyMode, now: Date): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('mode', '=', mode)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+export async function insertKey(
+  db: Db,
+  values: { merchantId: number; userId: number; mode: KeyMode; hash: string; displayPrefix: string },
+): Promise<void> {
+  await db
+    .insertInto('api_keys')
+    .values({
+      merchant_id: values.merchantId,
+      user_id: values.userId,
+      mode: values.mode,
+      key_hash: values.hash,
+      display_prefix: values.displayPrefix,
+    })
+    .execute();
+}

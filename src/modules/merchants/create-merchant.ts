@@ -1,0 +1,39 @@
+import { AppError, conflict, invalidFormat } from '../../errors.js';
+import type { Db } from '../../storage/db.js';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
+import { findUserByEmail, insertMerchant, insertUser } from './repository.js';
+
+export interface CreateMerchantInput {
+  email: string;
+  password: string;
+  name: string;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Creates a merchant account and its first user. The caller owns the transaction. */
+export async function createMerchant(db: Db, input: CreateMerchantInput) {
+  const email = normalizeEmail(input.email);
+  const name = input.name.trim();
+  if (!EMAIL.test(email) || email.length > 100) throw invalidFormat('email', input.email, 'email must be a valid e-mail address of at most 100 characters');
+  if (input.password.length < MIN_PASSWORD_LENGTH) {
+    throw new AppError('INVALID_FORMAT', `password must be at least ${MIN_PASSWORD_LENGTH} characters`, { details: { field: 'password', value: '[redacted]' } });
+  }
+  if (name.length < 1 || name.length > 100) throw invalidFormat('name', input.name, 'name must be 1-100 characters');
+  if (await findUserByEmail(db, email)) throw conflict(`a user with e-mail ${email} already exists`);
+
+  const passwordHash = await hashPassword(input.password);
+  try {
+    const merchant = await insertMerchant(db, { name });
+    const user = await insertUser(db, { merchantId: merchant.id, email, passwordHash });
+    return { merchantId: merchant.id, userId: user.id, email };
+  } catch (error) {
+    // Two creations racing on one e-mail: the unique index decides.
+    if ((error as { code?: string }).code === '23505') throw conflict(`a user with e-mail ${email} already exists`);
+    throw error;
+  }
+}

@@ -1,0 +1,26 @@
+import { randomBase62 } from '../../lib/crypto.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../storage/db.js';
+import { rotateApiKey } from '../api-keys/rotate-key.js';
+import { createMerchant } from './create-merchant.js';
+import { countMerchants } from './repository.js';
+
+export interface DemoCredentials {
+  email: string;
+  password: string;
+  userId: number;
+  merchantId: number;
+  apiKey: string;
+}
+
+/** Development only: on an empty store, a merchant a newcomer can use within a minute. */
+export async function seedDemoMerchant(db: Db, clock: Clock): Promise<DemoCredentials | undefined> {
+  return db.transaction().execute(async (trx) => {
+    if ((await countMerchants(trx)) > 0) return undefined;
+    const password = randomBase62(16);
+    const email = 'demo@example.com';
+    const created = await createMerchant(trx, { email, password, name: 'Demo Merchant' });
+    const apiKey = await rotateApiKey(trx, clock, { userId: created.userId, mode: 'test' });
+    return { email, password, userId: created.userId, merchantId: created.merchantId, apiKey };
+  });
+}

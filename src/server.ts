@@ -1,0 +1,51 @@
+import type { DestinationStream } from 'pino';
+import { buildApp, type App } from './app.js';
+import type { Config } from './config.js';
+import { createLogger } from './http/logging.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/demo.js';
+import { openStorage } from './storage/db.js';
+import { loadSecrets } from './storage/secrets.js';
+
+export interface Gateway {
+  app: App;
+  url: string;
+  demo?: DemoCredentials;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  /** Where log lines go (tests capture them to prove redaction). Default: stdout. */
+  logDestination?: DestinationStream;
+}
+
+/** The one start-up function: config → storage → secrets → modules → routes → listen. */
+export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
+  const clock = options.clock ?? systemClock;
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const secrets = await loadSecrets(storage.db, config);
+    const demo = config.seedDemo ? await seedDemoMerchant(storage.db, clock) : undefined;
+    const app = await buildApp({ config, storage, clock, secrets, logger });
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `${config.tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      url,
+      demo,
+      close: () =>
+        (closing ??= (async () => {
+          await app.close();
+          await storage.close();
+        })()),
+    };
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+}

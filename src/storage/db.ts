@@ -1,0 +1,122 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface Storage {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  /** A PostgreSQL server; when absent, embedded PostgreSQL in dataDir. */
+  databaseUrl?: string;
+  /** Directory of the embedded store; "memory://" keeps it in memory (tests). */
+  dataDir: string;
+  poolSize?: number;
+}
+
+export class StorageLockedError extends Error {}
+
+// int8 (ids, minor-unit amounts) arrive as numbers from both drivers: PGlite does this already,
+// pg returns strings. Values stay below 2^53 (amounts are capped at 999,999,999.99).
+const pgTypes = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'),
+};
+
+export async function openStorage(options: StorageOptions): Promise<Storage> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+      // Transaction-pooling friendly: no session state is relied on between transactions.
+      application_name: 'svc-gateway',
+    });
+    pool.on('error', () => {
+      // An idle client lost its connection; the pool replaces it. Queries report their own errors.
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return finish(db, 'postgres', async () => db.destroy());
+  }
+
+  const inMemory = options.dataDir === 'memory://';
+  const release = inMemory ? () => {} : lockDataDir(options.dataDir);
+  try {
+    const pglite = inMemory ? new PGlite() : new PGlite(path.join(options.dataDir, 'pgdata'));
+    await pglite.waitReady;
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    return await finish(db, 'pglite', async () => {
+      await db.destroy();
+      release();
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function finish(db: Db, kind: Storage['kind'], close: () => Promise<void>): Promise<Storage> {
+  try {
+    await migrate(db);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    db,
+    kind,
+    close,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+  };
+}
+
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+/**
+ * The embedded store is a single-process database: a lock file stops a second process
+ * (a running gateway and the CLI, say) from opening the same directory and corrupting it.
+ */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockFile = path.join(dataDir, 'gateway.lock');
+  try {
+    writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+  } catch {
+    const holder = Number(readFileSync(lockFile, 'utf8'));
+    if (holder && holder !== process.pid && processAlive(holder)) {
+      throw new StorageLockedError(
+        `the embedded store in ${dataDir} is in use by process ${holder}; stop it first, or use DATABASE_URL`,
+      );
+    }
+    writeFileSync(lockFile, String(process.pid));
+  }
+  return () => rmSync(lockFile, { force: true });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
