@@ -10,6 +10,7 @@ import { openApiRoutes, RouteCatalog } from './http/openapi.js';
 import { requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
 import { checkApiVersion, rewriteVersionPrefix, V1_GONE_PATH, v1Gone } from './http/versioning.js';
+import { JobRunner } from './jobs/queue.js';
 import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
 import { createAccessTokens, type AccessTokens } from './modules/auth/jwt.js';
@@ -17,6 +18,13 @@ import { authRoutes } from './modules/auth/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import type { Db, Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The wiring built at start; the server and tests reach jobs and storage through it. */
+    ctx: AppContext;
+  }
+}
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -29,6 +37,7 @@ export interface AppContext {
   secrets: Secrets;
   tokens: AccessTokens;
   logger: FastifyBaseLogger;
+  jobs: JobRunner;
   checkoutVerifier?: CheckoutTokenVerifier;
 }
 
@@ -65,7 +74,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     secrets,
     tokens: createAccessTokens(secrets.jwtSecret, clock),
     logger,
+    jobs: new JobRunner(storage.db, clock, logger),
   };
+  app.decorate('ctx', ctx);
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParsers(app);

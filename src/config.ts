@@ -71,7 +71,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   const port = integer('PORT', 8080, 0, 65535);
   const host = read('HOST') ?? '127.0.0.1';
-  const dataDir = path.resolve(read('DATA_DIR') ?? './data');
+  const rawDataDir = read('DATA_DIR') ?? './data';
+  // "memory://" keeps the embedded store in memory (tests, throwaway runs).
+  const dataDir = rawDataDir === 'memory://' ? rawDataDir : path.resolve(rawDataDir);
   const databaseUrl = url('DATABASE_URL', read('DATABASE_URL'), ['postgres:', 'postgresql:']);
 
   const certFile = read('TLS_CERT_FILE');

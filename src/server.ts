@@ -4,11 +4,12 @@ import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/demo.js';
-import { openStorage } from './storage/db.js';
+import { openStorage, type Db } from './storage/db.js';
 import { loadSecrets } from './storage/secrets.js';
 
 export interface Gateway {
   app: App;
+  db: Db;
   url: string;
   demo?: DemoCredentials;
   close(): Promise<void>;
@@ -18,6 +19,8 @@ export interface StartOptions {
   clock?: Clock;
   /** Where log lines go (tests capture them to prove redaction). Default: stdout. */
   logDestination?: DestinationStream;
+  /** Poll the job queue in the background (default). Tests turn it off and run jobs explicitly. */
+  runJobs?: boolean;
 }
 
 /** The one start-up function: config → storage → secrets → modules → routes → listen. */
@@ -30,17 +33,20 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const demo = config.seedDemo ? await seedDemoMerchant(storage.db, clock) : undefined;
     const app = await buildApp({ config, storage, clock, secrets, logger });
     await app.listen({ port: config.port, host: config.host });
+    if (options.runJobs !== false) app.ctx.jobs.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `${config.tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     let closing: Promise<void> | undefined;
     return {
       app,
+      db: storage.db,
       url,
       demo,
       close: () =>
         (closing ??= (async () => {
           await app.close();
+          await app.ctx.jobs.stop();
           await storage.close();
         })()),
     };

@@ -52,7 +52,70 @@ export interface SystemSecretsTable {
   created_at: CreatedAt;
 }
 
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  merchant_id: number | null;
+  payload: ColumnType<unknown, string, string>;
+  dedupe_key: string | null;
+  run_at: Timestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: number;
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  completed_at: Timestamp | null;
+  failed_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export type PaymentRequestStatus =
+  | 'open'
+  | 'processing'
+  | 'authorized'
+  | 'paid'
+  | 'partially_refunded'
+  | 'refunded'
+  | 'canceled'
+  | 'expired';
+
+export interface PaymentRequestsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  livemode: boolean;
+  /** Integer minor units of currency. */
+  amount: number;
+  currency: string;
+  reference: string;
+  description: string | null;
+  metadata: ColumnType<Record<string, string>, string | undefined, string>;
+  customer_id: number | null;
+  status: PaymentRequestStatus;
+  amount_paid: ColumnType<number, number | undefined, number>;
+  amount_refunded: ColumnType<number, number | undefined, number>;
+  expires_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CustomersTable {
+  id: Generated<number>;
+  merchant_id: number;
+  livemode: boolean;
+  /** The user whose API key created the record (spec field userId). */
+  user_id: number;
+  name: string;
+  email: string;
+  address: string | null;
+  phone: string | null;
+  member_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
+  payment_requests: PaymentRequestsTable;
+  customers: CustomersTable;
+  jobs: JobsTable;
   merchants: MerchantsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;

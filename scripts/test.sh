@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole test suite: type check, then every integration test on embedded PGlite and again on a
+# real PostgreSQL server (a throwaway cluster this script installs and starts when needed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ -d node_modules ] || npm ci
+
+echo "== type check"
+npx tsc --noEmit -p tsconfig.test.json
+
+echo "== build"
+npm run --silent build
+
+echo "== integration tests on embedded PostgreSQL (PGlite)"
+npx vitest run
+
+echo "== integration tests on a PostgreSQL server"
+TEST_DATABASE_URL="$(scripts/pg-cluster.sh start)"
+export TEST_DATABASE_URL
+npx vitest run

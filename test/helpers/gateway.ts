@@ -1,0 +1,121 @@
+import { Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../src/config.js';
+import { ManualClock, type Clock } from '../../src/lib/clock.js';
+import { rotateApiKey } from '../../src/modules/api-keys/rotate-key.js';
+import { createMerchant } from '../../src/modules/merchants/create-merchant.js';
+import { startGateway, type Gateway } from '../../src/server.js';
+import type { Db } from '../../src/storage/db.js';
+import type { KeyMode, MerchantStatus } from '../../src/storage/schema.js';
+import { freshDatabaseUrl } from './database.js';
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string is sent as is. */
+  body?: unknown;
+  contentType?: string;
+  apiKey?: string;
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestMerchant {
+  merchantId: number;
+  userId: number;
+  email: string;
+  password: string;
+  apiKey: string;
+  liveKey?: string;
+}
+
+export interface TestGateway {
+  url: string;
+  config: Config;
+  gateway: Gateway;
+  clock: ManualClock;
+  db: Db;
+  /** Every log line written so far, raw. */
+  logs(): string;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
+  /** Runs every durable job due at the manual clock's time. */
+  runJobs(): Promise<number>;
+  merchant(options?: { mode?: KeyMode; status?: MerchantStatus; withLiveKey?: boolean }): Promise<TestMerchant>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+export const PASSWORD = 'correct horse battery staple';
+
+/**
+ * Starts the real gateway on a random loopback port, on PGlite or a fresh PostgreSQL database
+ * (see database.ts), with a manual clock and captured logs. Tests talk to it over HTTP.
+ */
+export async function startTestGateway(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestGateway> {
+  const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date('2026-03-01T12:00:00Z'));
+  const databaseUrl = await freshDatabaseUrl();
+  const config = loadConfig({
+    NODE_ENV: 'development',
+    PORT: '0',
+    DATA_DIR: 'memory://',
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'info',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  });
+  let logText = '';
+  const logDestination = new Writable({
+    write(chunk, _encoding, callback) {
+      logText += chunk.toString();
+      callback();
+    },
+  });
+  const gateway = await startGateway(config, { clock, logDestination, runJobs: false });
+  const db = gateway.db;
+
+  const call = async <T = any>(method: string, path: string, opts: CallOptions = {}): Promise<CallResult<T>> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['content-type'] ??= opts.contentType ?? 'application/json';
+    }
+    const response = await fetch(`${gateway.url}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: any = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON (HTML page, plain text)
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+
+  const merchant: TestGateway['merchant'] = async ({ mode = 'test', status, withLiveKey } = {}) => {
+    const email = `merchant${++counter}-${Date.now()}@example.com`;
+    const created = await db.transaction().execute((trx) => createMerchant(trx, { email, password: PASSWORD, name: `Merchant ${counter}` }));
+    const apiKey = await db.transaction().execute((trx) => rotateApiKey(trx, clock, { userId: created.userId, mode }));
+    const liveKey = withLiveKey
+      ? await db.transaction().execute((trx) => rotateApiKey(trx, clock, { userId: created.userId, mode: 'live' }))
+      : undefined;
+    if (status) await db.updateTable('merchants').set({ status }).where('id', '=', created.merchantId).execute();
+    return { ...created, password: PASSWORD, apiKey, liveKey };
+  };
+
+  return {
+    url: gateway.url,
+    config,
+    gateway,
+    clock,
+    db,
+    logs: () => logText,
+    runJobs: () => gateway.app.ctx.jobs.runDue(),
+    call,
+    merchant,
+    close: () => gateway.close(),
+  };
+}
