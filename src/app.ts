@@ -16,6 +16,9 @@ import type { Clock } from './lib/clock.js';
 import { createAccessTokens, type AccessTokens } from './modules/auth/jwt.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
+import { createVault, parseVaultKeys, type Vault } from './modules/cards/vault.js';
+import { paymentRoutes } from './modules/payments/routes.js';
+import { createProcessorRegistry, type ProcessorRegistry } from './processors/registry.js';
 import type { Db, Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
 
@@ -38,6 +41,8 @@ export interface AppContext {
   tokens: AccessTokens;
   logger: FastifyBaseLogger;
   jobs: JobRunner;
+  vault: Vault;
+  processors: ProcessorRegistry;
   checkoutVerifier?: CheckoutTokenVerifier;
 }
 
@@ -49,6 +54,8 @@ export interface BuildAppOptions {
   clock: Clock;
   secrets: Secrets;
   logger: FastifyBaseLogger;
+  /** Base URL of the processor network (the built-in sandbox unless SANDBOX_URL says otherwise). */
+  sandboxUrl: string;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -75,7 +82,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     tokens: createAccessTokens(secrets.jwtSecret, clock),
     logger,
     jobs: new JobRunner(storage.db, clock, logger),
+    vault: createVault(vaultKeys(secrets)),
+    processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
   };
+  app.addHook('onClose', () => ctx.processors.close());
   app.decorate('ctx', ctx);
 
   app.setValidatorCompiler(validatorCompiler);
@@ -112,8 +122,14 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.all(V1_GONE_PATH, { schema: { hide: true }, config: { auth: 'none' } }, async (request) => v1Gone(request));
   systemRoutes(app, ctx);
   authRoutes(app, ctx);
+  paymentRoutes(app, ctx, { db: ctx.db, clock, vault: ctx.vault, processors: ctx.processors, checkoutUrl: config.checkoutUrl });
   openApiRoutes(app, catalog, config);
 
   await app.ready();
   return app;
+}
+
+function vaultKeys(secrets: Secrets) {
+  const [current, ...previous] = parseVaultKeys(secrets.cardEncryptionKeys);
+  return { current, previous, fingerprintSecret: secrets.cardFingerprintSecret };
 }

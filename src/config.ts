@@ -24,6 +24,14 @@ export interface Config {
   redisUrl: string | undefined;
   /** Create the demo merchant on an empty store (development only). */
   seedDemo: boolean;
+  /** "id:base64key,…", first is current. Absent in development: generated and persisted. */
+  cardEncryptionKeys: string | undefined;
+  cardFingerprintSecret: string | undefined;
+  /** An external sandbox network; when absent the gateway starts the built-in one on loopback. */
+  sandboxUrl: string | undefined;
+  sandboxLatencyMs: number;
+  /** How long a processor call may take before the payment is left pending and reconciled later. */
+  processorTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -118,6 +126,21 @@ export function loadConfig(env: Env = process.env): Config {
   };
   const redisUrl = url('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:']);
 
+  const cardEncryptionKeys = read('CARD_ENCRYPTION_KEYS');
+  if (cardEncryptionKeys !== undefined) {
+    const valid = cardEncryptionKeys.split(',').every((entry) => {
+      const [id, key] = entry.trim().split(':');
+      return /^[A-Za-z0-9_-]{1,32}$/.test(id ?? '') && Buffer.from(key ?? '', 'base64').length === 32;
+    });
+    if (!valid) problems.push('CARD_ENCRYPTION_KEYS must be "<id>:<base64 of 32 bytes>[,<id>:<key>…]" (first is current)');
+  } else if (production) {
+    problems.push('CARD_ENCRYPTION_KEYS is required when NODE_ENV=production');
+  }
+  const cardFingerprintSecret = secret('CARD_FINGERPRINT_SECRET');
+  const sandboxUrl = url('SANDBOX_URL', read('SANDBOX_URL'), ['http:', 'https:']);
+  const sandboxLatencyMs = integer('SANDBOX_LATENCY_MS', 0, 0, 60_000);
+  const processorTimeoutMs = integer('PROCESSOR_TIMEOUT_MS', 8000, 50, 60_000);
+
   const seedRaw = read('SEED_DEMO');
   if (seedRaw !== undefined && seedRaw !== 'true' && seedRaw !== 'false') {
     problems.push(`SEED_DEMO must be "true" or "false" (got "${seedRaw}")`);
@@ -141,5 +164,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit,
     redisUrl,
     seedDemo: !production && seedRaw !== 'false',
+    cardEncryptionKeys,
+    cardFingerprintSecret,
+    sandboxUrl,
+    sandboxLatencyMs,
+    processorTimeoutMs,
   };
 }

@@ -1,4 +1,5 @@
 import type { DestinationStream } from 'pino';
+import { startSandbox, type Sandbox } from '../sandbox/server.js';
 import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
@@ -9,6 +10,8 @@ import { loadSecrets } from './storage/secrets.js';
 
 export interface Gateway {
   app: App;
+  /** The built-in sandbox network, when this gateway started one. */
+  sandbox?: Sandbox;
   db: Db;
   url: string;
   demo?: DemoCredentials;
@@ -28,29 +31,44 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.logLevel, options.logDestination);
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let sandbox: Sandbox | undefined;
   try {
     const secrets = await loadSecrets(storage.db, config);
     const demo = config.seedDemo ? await seedDemoMerchant(storage.db, clock) : undefined;
-    const app = await buildApp({ config, storage, clock, secrets, logger });
+    // The built-in sandbox network runs beside the gateway on loopback and is reached over HTTP,
+    // exactly like an external processor; SANDBOX_URL points at one running elsewhere instead.
+    if (!config.sandboxUrl) {
+      sandbox = await startSandbox({
+        gatewayUrl: config.publicUrl,
+        callbackSecret: secrets.callbackSigningSecret,
+        latencyMs: config.sandboxLatencyMs,
+      });
+    }
+    const app = await buildApp({ config, storage, clock, secrets, logger, sandboxUrl: config.sandboxUrl ?? sandbox!.url });
     await app.listen({ port: config.port, host: config.host });
     if (options.runJobs !== false) app.ctx.jobs.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `${config.tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    // Callbacks go straight to this instance on loopback (PUBLIC_URL may name a proxy in front).
+    sandbox?.setGatewayUrl(url);
     let closing: Promise<void> | undefined;
     return {
       app,
       db: storage.db,
+      sandbox,
       url,
       demo,
       close: () =>
         (closing ??= (async () => {
           await app.close();
           await app.ctx.jobs.stop();
+          await sandbox?.close();
           await storage.close();
         })()),
     };
   } catch (error) {
+    await sandbox?.close();
     await storage.close();
     throw error;
   }

@@ -112,7 +112,86 @@ export interface CustomersTable {
   updated_at: Timestamp;
 }
 
+export type PaymentStatus = 'pending' | 'requires_action' | 'authorized' | 'succeeded' | 'failed' | 'canceled';
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface CardsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  livemode: boolean;
+  token_hash: string;
+  pan_ciphertext: string;
+  key_id: string;
+  fingerprint: string;
+  brand: string;
+  bin: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  holder_name: string;
+  usable: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+}
+
+export interface PaymentsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  livemode: boolean;
+  payment_request_id: number;
+  status: PaymentStatus;
+  method: 'card' | 'token' | 'upi' | 'wallet';
+  processor: string;
+  processor_payment_id: string | null;
+  /** Integer minor units. */
+  amount: number;
+  currency: string;
+  amount_captured: ColumnType<number, number | undefined, number>;
+  amount_refunded: ColumnType<number, number | undefined, number>;
+  card_id: number | null;
+  capture_delay_hours: ColumnType<number, number | undefined, number>;
+  capture_at: Timestamp | null;
+  decline_code: string | null;
+  decline_reason: string | null;
+  failure_code: string | null;
+  challenge_url: string | null;
+  /** Payer details as submitted (name, email, phone, address…), never card data. */
+  payer: ColumnType<Record<string, unknown>, string, string>;
+  /** Submission options (is3ds, referenceId, notifyUrl, successUrl, failureUrl, originDomain, ipAddress, browserInfo). */
+  options: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RefundsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  livemode: boolean;
+  payment_id: number;
+  amount: number;
+  currency: string;
+  status: RefundStatus;
+  reason: string | null;
+  processor_refund_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface OutboxEventsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  livemode: boolean;
+  type: string;
+  object_id: number;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+  delivered_at: Timestamp | null;
+}
+
 export interface Database {
+  cards: CardsTable;
+  payments: PaymentsTable;
+  refunds: RefundsTable;
+  outbox_events: OutboxEventsTable;
   payment_requests: PaymentRequestsTable;
   customers: CustomersTable;
   jobs: JobsTable;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { randomBase62 } from '../lib/crypto.js';
 import type { Config } from '../config.js';
 import type { Db } from './db.js';
@@ -5,6 +6,9 @@ import type { Db } from './db.js';
 export interface Secrets {
   jwtSecret: string;
   callbackSigningSecret: string;
+  /** "id:base64key,…", first is current. */
+  cardEncryptionKeys: string;
+  cardFingerprintSecret: string;
 }
 
 /**
@@ -16,13 +20,16 @@ export async function loadSecrets(db: Db, config: Config): Promise<Secrets> {
   return {
     jwtSecret: config.jwtSecret ?? (await persisted(db, 'jwt_secret')),
     callbackSigningSecret: config.callbackSigningSecret ?? (await persisted(db, 'callback_signing_secret')),
+    cardEncryptionKeys:
+      config.cardEncryptionKeys ?? (await persisted(db, 'card_encryption_keys', () => `dev1:${randomBytes(32).toString('base64')}`)),
+    cardFingerprintSecret: config.cardFingerprintSecret ?? (await persisted(db, 'card_fingerprint_secret')),
   };
 }
 
-async function persisted(db: Db, name: string): Promise<string> {
+async function persisted(db: Db, name: string, generate = () => randomBase62(48)): Promise<string> {
   await db
     .insertInto('system_secrets')
-    .values({ name, value: randomBase62(48) })
+    .values({ name, value: generate() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
   const row = await db.selectFrom('system_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();

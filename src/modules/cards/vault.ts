@@ -1,0 +1,54 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+
+export interface VaultKeys {
+  /** The key new ciphertexts use. */
+  current: { id: string; key: Buffer };
+  /** Older keys still able to decrypt (rotation). */
+  previous: Array<{ id: string; key: Buffer }>;
+  /** Secret of the keyed fingerprint: stable across encryption-key rotation. */
+  fingerprintSecret: string;
+}
+
+/**
+ * PAN encryption at rest: AES-256-GCM with a fresh 96-bit IV per card; the key id is stored beside
+ * the ciphertext so keys rotate without re-encrypting everything at once.
+ */
+export function createVault(keys: VaultKeys) {
+  const byId = new Map([keys.current, ...keys.previous].map((k) => [k.id, k.key]));
+  return {
+    encrypt(pan: string): { ciphertext: string; keyId: string } {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', keys.current.key, iv);
+      const body = Buffer.concat([cipher.update(pan, 'utf8'), cipher.final()]);
+      return { ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'), keyId: keys.current.id };
+    },
+
+    decrypt(ciphertext: string, keyId: string): string {
+      const key = byId.get(keyId);
+      if (!key) throw new Error(`card encryption key ${keyId} is not configured`);
+      const raw = Buffer.from(ciphertext, 'base64');
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    },
+
+    /** Same card → same fingerprint for this deployment; useless to anyone without the secret. */
+    fingerprint(pan: string): string {
+      return createHmac('sha256', keys.fingerprintSecret).update(pan).digest('hex');
+    },
+  };
+}
+
+export type Vault = ReturnType<typeof createVault>;
+
+/** "k2:<base64 32 bytes>,k1:<base64>" — the first is current. */
+export function parseVaultKeys(value: string): Array<{ id: string; key: Buffer }> {
+  return value.split(',').map((entry) => {
+    const [id, encoded] = entry.trim().split(':');
+    const key = Buffer.from(encoded ?? '', 'base64');
+    if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || key.length !== 32) {
+      throw new Error('each entry must be <id>:<base64 of 32 bytes>');
+    }
+    return { id, key };
+  });
+}

@@ -1,0 +1,55 @@
+import { conflict, notFound } from '../../errors.js';
+import type { Db } from '../../storage/db.js';
+import { ProcessorCallError } from '../../processors/types.js';
+import { findPayment, type PaymentRow, type Scope } from './repository.js';
+import { afterPaymentTransition } from './settle.js';
+import { transitionPayment } from './state-machine.js';
+import type { PaymentDeps } from './submit-card-payment.js';
+
+/**
+ * Captures an authorized payment: early by the merchant, or by the scheduled capture job.
+ * The processor call comes first; if a concurrent capture won, the processor refuses the second
+ * and the current state is returned (idempotent from the merchant's side).
+ */
+export async function capturePayment(deps: PaymentDeps, scope: Scope, paymentId: number): Promise<PaymentRow> {
+  const payment = await findPayment(deps.db, scope, paymentId);
+  if (!payment) throw notFound('payment');
+  if (payment.status === 'succeeded') return payment;
+  if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be captured; this one is ${payment.status}`, { status: payment.status });
+  const processor = deps.processors.get(payment.processor)!;
+  try {
+    await processor.capture(payment.processor_payment_id!, payment.amount);
+  } catch (error) {
+    if (!(error instanceof ProcessorCallError && error.status === 409)) throw error;
+  }
+  return (await finish(deps.db, deps.clock.now(), payment, 'succeeded')) ?? reread(deps.db, scope, paymentId);
+}
+
+/** Voids an authorized payment; the payment request opens again for another attempt. */
+export async function cancelPayment(deps: PaymentDeps, scope: Scope, paymentId: number): Promise<PaymentRow> {
+  const payment = await findPayment(deps.db, scope, paymentId);
+  if (!payment) throw notFound('payment');
+  if (payment.status === 'canceled') return payment;
+  if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be canceled; this one is ${payment.status}`, { status: payment.status });
+  await deps.processors.get(payment.processor)!.void(payment.processor_payment_id!);
+  const updated = await finish(deps.db, deps.clock.now(), payment, 'canceled');
+  if (updated) return updated;
+  const current = await reread(deps.db, scope, paymentId);
+  if (current.status !== 'canceled') throw conflict(`The payment was ${current.status} before it could be canceled`, { status: current.status });
+  return current;
+}
+
+async function finish(db: Db, now: Date, payment: PaymentRow, to: 'succeeded' | 'canceled'): Promise<PaymentRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await transitionPayment(trx, { id: payment.id, merchantId: payment.merchant_id }, to, now, {
+      ...(to === 'succeeded' ? { amount_captured: payment.amount } : {}),
+      capture_at: null,
+    });
+    if (updated) await afterPaymentTransition(trx, now, updated);
+    return updated;
+  });
+}
+
+async function reread(db: Db, scope: Scope, paymentId: number): Promise<PaymentRow> {
+  return (await findPayment(db, scope, paymentId))!;
+}

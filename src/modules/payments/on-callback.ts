@@ -1,0 +1,67 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../storage/db.js';
+import type { CallbackEvent, CallbackHandlers } from '../callbacks/dispatch.js';
+import type { PaymentRow } from './repository.js';
+import { settlePayment, type Settlement } from './settle.js';
+
+/**
+ * Provider callbacks settle payments through the same state machine as synchronous answers,
+ * inside the transaction that marks the event processed. Late, duplicate and out-of-order
+ * events are harmless: the state machine refuses any backwards move.
+ */
+export function registerPaymentCallbacks(handlers: CallbackHandlers, deps: { clock: Clock; logger: FastifyBaseLogger }): void {
+  const onOutcome = async (event: CallbackEvent, trx: Db) => {
+    const payment = await paymentFor(trx, event);
+    if (!payment) {
+      deps.logger.warn({ eventId: event.body.eventId, source: event.source }, 'callback names no payment of ours');
+      return;
+    }
+    const settlement = toSettlement(event, payment);
+    if (!settlement) return;
+    await settlePayment(trx, deps.clock.now(), payment, settlement);
+  };
+  handlers.register('svc', onOutcome);
+  handlers.register('svc-gateway', onOutcome);
+  handlers.register('3ds', onOutcome);
+}
+
+/** By our reference (providerData.reference = pay_<id>), else by the processor's transaction id. */
+async function paymentFor(trx: Db, event: CallbackEvent): Promise<PaymentRow | undefined> {
+  const reference = event.body.providerData?.reference;
+  const id = typeof reference === 'string' && /^pay_\d{1,15}$/.test(reference) ? Number(reference.slice(4)) : undefined;
+  const query = trx.selectFrom('payments').selectAll().forUpdate();
+  const found = id !== undefined ? await query.where('id', '=', id).executeTakeFirst() : undefined;
+  if (found && (found.processor_payment_id === null || found.processor_payment_id === event.body.transactionId)) return found;
+  return query.where('processor_payment_id', '=', event.body.transactionId).executeTakeFirst();
+}
+
+function toSettlement(event: CallbackEvent, payment: PaymentRow): Settlement | undefined {
+  const body = event.body;
+  const data = (body.providerData ?? {}) as Record<string, unknown>;
+  const processorPaymentId = body.transactionId;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  if (event.source === '3ds') {
+    const authenticated = event.body.threeDsResult === 'Y' || event.body.threeDsResult === 'A';
+    if (authenticated && body.status === 'success') return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
+    if (text(data.declineCode)) {
+      return { kind: 'declined', processorPaymentId, declineCode: text(data.declineCode)!, declineReason: text(data.declineReason) ?? 'declined' };
+    }
+    if (body.status === 'pending') return undefined;
+    return { kind: 'failed', processorPaymentId, failureCode: 'threeds_failed', declineReason: `3-D Secure result ${event.body.threeDsResult}` };
+  }
+  switch (body.status) {
+    case 'success':
+      return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
+    case 'failed':
+      return text(data.declineCode)
+        ? { kind: 'declined', processorPaymentId, declineCode: text(data.declineCode)!, declineReason: text(data.declineReason) ?? 'declined' }
+        : { kind: 'failed', processorPaymentId, failureCode: text(data.reason) ?? 'processor_failed', declineReason: text(data.declineReason) };
+    case 'requires_action':
+      return text(data.challengeUrl) ? { kind: 'challenge', processorPaymentId, challengeUrl: text(data.challengeUrl)! } : undefined;
+    case 'pending':
+      return { kind: 'pending', processorPaymentId };
+    default:
+      return undefined;
+  }
+}

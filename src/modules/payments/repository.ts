@@ -1,0 +1,48 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../storage/db.js';
+import type { CardsTable, PaymentsTable } from '../../storage/schema.js';
+
+export type PaymentRow = Selectable<PaymentsTable>;
+export type CardRow = Selectable<CardsTable>;
+
+export interface Scope {
+  merchantId: number;
+  livemode: boolean;
+}
+
+export async function findPayment(db: Db, scope: Scope, paymentId: number) {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('id', '=', paymentId)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .executeTakeFirst();
+}
+
+export async function listPaymentsOfRequest(db: Db, scope: Scope, paymentRequestId: number) {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where('payment_request_id', '=', paymentRequestId)
+    .orderBy('id', 'desc')
+    .limit(100)
+    .execute();
+}
+
+export async function findCard(db: Db, cardId: number | null) {
+  if (cardId === null) return undefined;
+  return db.selectFrom('cards').selectAll().where('id', '=', cardId).executeTakeFirst();
+}
+
+export async function findOpenRequest(db: Db, scope: Scope, paymentRequestId: number) {
+  return db
+    .selectFrom('payment_requests')
+    .select(['id', 'amount', 'currency', 'status', 'expires_at', 'livemode'])
+    .where('id', '=', paymentRequestId)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .executeTakeFirst();
+}

@@ -1,0 +1,260 @@
+import type { FastifyRequest } from 'fastify';
+import type { ValidateFunction } from 'ajv';
+import type { App, AppContext } from '../../app.js';
+import { AppError } from '../../errors.js';
+import { requireMerchant } from '../../http/credentials.js';
+import { validatorCompiler } from '../../http/validation.js';
+import { fromMinor } from '../../lib/money.js';
+import { cancelPayment, capturePayment } from './capture.js';
+import { registerPaymentJobs } from './jobs.js';
+import { refundPayment } from './refund.js';
+import { findCard, findPayment, listPaymentsOfRequest, type Scope } from './repository.js';
+import {
+  H2hBody,
+  H2hCardBody,
+  H2hTokenBody,
+  H2hUpiBody,
+  Payment,
+  PaymentIdParams,
+  PaymentList,
+  PaymentListQuery,
+  ProcessorCardBody,
+  Refund,
+  RefundBody,
+  RequestIdParams,
+  type H2hCard,
+  type H2hToken,
+  type ProcessorCard,
+} from './schemas.js';
+import { submitCardPayment, type CardPaymentInput, type CardPaymentResult, type PaymentDeps } from './submit-card-payment.js';
+import { paymentView } from './view.js';
+
+const TAGS = ['Payments'];
+const SUBMISSION = { auth: 'api_key' as const, checkout: { param: 'id' }, paymentSubmission: true };
+const SANDBOX_CONTROLS = ['x-sandbox-callback', 'x-sandbox-hang-ms'];
+
+export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): void {
+  registerPaymentJobs(ctx.jobs, deps);
+
+  app.post(
+    '/payments/h2h/:id',
+    {
+      schema: {
+        summary: 'Pay a payment request host-to-host: card, stored token or UPI (exactly one of number, token, upiId)',
+        tags: TAGS,
+        params: RequestIdParams,
+        body: H2hBody,
+        response: { 200: Payment },
+      },
+      validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? h2hValidator : validatorCompiler({ schema, httpPart })),
+      config: SUBMISSION,
+    },
+    async (request) => {
+      const body = request.body as H2hCard | H2hToken;
+      const source: CardPaymentInput['source'] =
+        'number' in body && body.number !== undefined
+          ? { kind: 'card', number: body.number, expiration: body.expiration, cvv: body.cvv, holder: body.name }
+          : { kind: 'token', token: (body as H2hToken).token };
+      return respond(
+        await submitCardPayment(deps, {
+          ...submissionInput(request, body),
+          processor: undefined,
+          failover: true,
+          source,
+          expected: { amount: body.amount, unit: body.unit },
+          captureDelayHours: ('captureDelayHours' in body ? body.captureDelayHours : undefined) ?? 0,
+        }),
+      );
+    },
+  );
+
+  for (const processor of ['acme', 'globex'] as const) {
+    app.post(
+      `/payments/creditCard/${processor}/:id`,
+      {
+        schema: {
+          summary: `Pay a payment request by card through ${processor} (${processor === 'acme' ? 'synchronous' : 'asynchronous: pending, then settled by callback'})`,
+          tags: TAGS,
+          params: RequestIdParams,
+          body: ProcessorCardBody,
+          response: { 200: Payment },
+        },
+        config: SUBMISSION,
+      },
+      async (request) => {
+        const body = request.body as ProcessorCard;
+        return respond(
+          await submitCardPayment(deps, {
+            ...submissionInput(request, body),
+            processor,
+            failover: false,
+            source: { kind: 'card', number: body.number, expiration: body.expiration, cvv: body.cvv, holder: body.name },
+            captureDelayHours: body.captureDelayHours ?? 0,
+          }),
+        );
+      },
+    );
+  }
+
+  app.get(
+    '/payments/:paymentId',
+    { schema: { summary: 'Read a payment', tags: TAGS, params: PaymentIdParams, response: { 200: Payment } }, config: { auth: 'api_key' } },
+    async (request) => {
+      const scope = scopeOf(request);
+      const payment = await findPayment(ctx.db, scope, request.params.paymentId);
+      if (!payment) throw new AppError('NOT_FOUND', 'payment not found');
+      return paymentView(payment, await findCard(ctx.db, payment.card_id));
+    },
+  );
+
+  app.get(
+    '/payments',
+    {
+      schema: { summary: 'List the payment attempts of a payment request, newest first', tags: TAGS, querystring: PaymentListQuery, response: { 200: PaymentList } },
+      config: { auth: 'api_key' },
+    },
+    async (request) => {
+      const payments = await listPaymentsOfRequest(ctx.db, scopeOf(request), request.query.paymentRequestId);
+      const cards = new Map<number, Awaited<ReturnType<typeof findCard>>>();
+      for (const p of payments) if (p.card_id !== null && !cards.has(p.card_id)) cards.set(p.card_id, await findCard(ctx.db, p.card_id));
+      return { data: payments.map((p) => paymentView(p, p.card_id === null ? undefined : cards.get(p.card_id))) };
+    },
+  );
+
+  const followUp = (path: string, summary: string, action: (scope: Scope, id: number) => Promise<Parameters<typeof paymentView>[0]>) =>
+    app.post(
+      path,
+      { schema: { summary, tags: TAGS, params: PaymentIdParams, response: { 200: Payment } }, config: { auth: 'api_key', paymentSubmission: true } },
+      async (request) => {
+        const payment = await action(scopeOf(request), request.params.paymentId);
+        return paymentView(payment, await findCard(ctx.db, payment.card_id));
+      },
+    );
+  followUp('/payments/:paymentId/capture', 'Capture an authorized payment now (instead of at its scheduled time)', (scope, id) => capturePayment(deps, scope, id));
+  followUp('/payments/:paymentId/cancel', 'Void an authorized payment', (scope, id) => cancelPayment(deps, scope, id));
+
+  app.post(
+    '/payments/:paymentId/refunds',
+    {
+      schema: { summary: 'Refund a captured payment, fully or partly', tags: TAGS, params: PaymentIdParams, body: RefundBody, response: { 200: Refund } },
+      config: { auth: 'api_key', paymentSubmission: true },
+    },
+    async (request) => {
+      const refund = await refundPayment(deps, scopeOf(request), request.params.paymentId, request.body ?? {});
+      return {
+        refundId: refund.id,
+        paymentId: refund.payment_id,
+        amount: fromMinor(refund.amount, refund.currency),
+        currency: refund.currency,
+        status: refund.status,
+        reason: refund.reason,
+        createDate: refund.created_at.toISOString(),
+      };
+    },
+  );
+}
+
+function scopeOf(request: FastifyRequest): Scope {
+  const merchant = requireMerchant(request);
+  return { merchantId: merchant.merchantId, livemode: merchant.mode === 'live' };
+}
+
+type PayerFields = Pick<H2hCard, 'name' | 'email' | 'phoneNumber' | 'address' | 'city' | 'state' | 'postalCode' | 'country' | 'is3ds' | 'isSandbox' | 'ipAddress'> &
+  Partial<Pick<H2hCard, 'referenceId' | 'notifyUrl' | 'successUrl' | 'failureUrl' | 'originDomain' | 'browserInfo'>>;
+
+/** What every submission path shares: caller, payer, options, sandbox test controls. */
+function submissionInput(request: FastifyRequest, body: PayerFields) {
+  const merchant = requireMerchant(request);
+  const params = request.params as { id: number };
+  const testHeaders: Record<string, string> = {};
+  if (merchant.mode === 'test') {
+    for (const name of SANDBOX_CONTROLS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') testHeaders[name] = value;
+    }
+  }
+  return {
+    merchantId: merchant.merchantId,
+    mode: merchant.mode,
+    paymentRequestId: params.id,
+    payer: {
+      name: body.name,
+      email: body.email,
+      phoneNumber: body.phoneNumber,
+      address: body.address,
+      city: body.city,
+      state: body.state,
+      postalCode: body.postalCode,
+      country: body.country,
+    },
+    is3ds: body.is3ds ?? false,
+    isSandbox: body.isSandbox,
+    options: {
+      referenceId: body.referenceId ?? null,
+      notifyUrl: body.notifyUrl ?? null,
+      successUrl: body.successUrl ?? null,
+      failureUrl: body.failureUrl ?? null,
+      originDomain: body.originDomain ?? null,
+      ipAddress: body.ipAddress ?? request.ip,
+      browserInfo: body.browserInfo ?? null,
+    },
+    testHeaders,
+  };
+}
+
+/** A declined or failed attempt is stored and readable, and answered as an error that names it. */
+function respond(result: CardPaymentResult) {
+  const { payment, card, cardToken } = result;
+  if (payment.status === 'failed') {
+    const extensions = { paymentId: payment.id };
+    if (payment.failure_code === 'card_declined') {
+      throw new AppError('CARD_DECLINED', `The card was declined: ${payment.decline_reason}`, {
+        details: { declineCode: payment.decline_code, declineReason: payment.decline_reason },
+        extensions,
+      });
+    }
+    throw new AppError('PROCESSOR_UNAVAILABLE', 'The processor could not process the payment; the payer may try again', {
+      details: { reason: payment.failure_code },
+      extensions,
+    });
+  }
+  return paymentView(payment, card, cardToken);
+}
+
+/**
+ * The h2h body is one of three variants, chosen by which of number / token / upiId is present
+ * (decisions.md); the chosen variant's schema then validates the whole body, so every missing
+ * field of that variant is reported at once.
+ */
+const VARIANTS: Array<[string, ValidateFunction]> = [
+  ['number', validatorCompiler({ schema: H2hCardBody, httpPart: 'body' })],
+  ['token', validatorCompiler({ schema: H2hTokenBody, httpPart: 'body' })],
+  ['upiId', validatorCompiler({ schema: H2hUpiBody, httpPart: 'body' })],
+];
+
+const h2hValidator = Object.assign(
+  (data: unknown) => {
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+      h2hValidator.errors = [{ keyword: 'type', instancePath: '', schemaPath: '#', params: { type: 'object' }, message: 'must be object' }];
+      return false;
+    }
+    const present = VARIANTS.filter(([field]) => (data as Record<string, unknown>)[field] !== undefined);
+    if (present.length !== 1) {
+      return {
+        error: new AppError('VALIDATION_ERROR', 'Send exactly one of number (card), token (stored card) or upiId (UPI)', {
+          details: { missingFields: present.length === 0 ? ['number | token | upiId'] : [], conflictingFields: present.map(([f]) => f) },
+        }),
+      };
+    }
+    if (present[0][0] === 'upiId') {
+      return {
+        error: new AppError('INSUFFICIENT_PERMISSIONS', 'UPI payments are not enabled on this gateway yet'),
+      };
+    }
+    const validate = present[0][1];
+    const ok = validate(data);
+    h2hValidator.errors = validate.errors;
+    return ok;
+  },
+  { errors: null as ValidateFunction['errors'] },
+);

@@ -1,0 +1,140 @@
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+
+/** Field bounds from the spec's "Payer and payment submission fields" table. */
+const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const url = (description: string) => nullable(Type.String({ maxLength: 2048, description }));
+
+const Payer = {
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  email: Type.String({ format: 'email', maxLength: 100 }),
+  phoneNumber: Type.String({ minLength: 10, maxLength: 14, pattern: '^\\d+$', description: 'Digits only, with country code' }),
+  address: Type.String({ minLength: 1, maxLength: 100 }),
+  city: Type.String({ minLength: 1, maxLength: 50 }),
+  state: Type.String({ minLength: 1 }),
+  postalCode: Type.String({ minLength: 1, maxLength: 10 }),
+  country: Type.String({ minLength: 2, maxLength: 2, description: 'ISO 3166-1 alpha-2' }),
+};
+
+const Card = {
+  number: Type.String({ minLength: 8, maxLength: 19, description: 'Card number (PAN); never stored in clear or shown again' }),
+  expiration: Type.String({ minLength: 1, pattern: '^\\d{2}\\/\\d{2}$', description: 'MM/YY' }),
+  cvv: Type.String({ minLength: 3, maxLength: 4, pattern: '^\\d+$', description: 'Never stored or logged' }),
+};
+
+export const BrowserInfo = Type.Object({
+  acceptHeader: Type.Optional(Type.String({ maxLength: 2048 })),
+  colorDepth: Type.Optional(Type.String({ maxLength: 16 })),
+  ip: Type.Optional(Type.String({ maxLength: 64 })),
+  language: Type.Optional(Type.String({ maxLength: 64 })),
+  screenHeight: Type.Optional(Type.String({ maxLength: 16 })),
+  screenWidth: Type.Optional(Type.String({ maxLength: 16 })),
+  timezone: Type.Optional(Type.String({ maxLength: 64 })),
+  userAgent: Type.Optional(Type.String({ maxLength: 2048 })),
+  javaEnabled: Type.Optional(Type.Boolean()),
+  javascriptEnabled: Type.Optional(Type.Boolean()),
+});
+
+export const WalletData = Type.Object({
+  walletType: Type.Optional(Type.String({ maxLength: 50 })),
+  authenticationValue: Type.Optional(Type.String({ maxLength: 256 })),
+  xid: Type.Optional(Type.String({ maxLength: 256 })),
+  eci: Type.Optional(Type.String({ maxLength: 4 })),
+});
+
+const Common = {
+  is3ds: Type.Optional(Type.Boolean({ description: 'Force a 3-D Secure challenge' })),
+  isSandbox: Type.Optional(Type.Boolean({ description: 'The API key decides the mode; true with a live key is rejected' })),
+  ipAddress: Type.Optional(nullable(Type.String({ maxLength: 64 }))),
+};
+
+const Notification = {
+  referenceId: Type.Optional(nullable(Type.String({ maxLength: 100 }))),
+  notifyUrl: Type.Optional(url('Where payment notifications are sent')),
+  successUrl: Type.Optional(url("Where the payer's browser goes after success")),
+  failureUrl: Type.Optional(url("Where the payer's browser goes after failure")),
+  originDomain: Type.Optional(url('Origin of the page that embeds the checkout')),
+};
+
+const Amount = {
+  amount: Type.Number({ minimum: 0, description: 'Must equal the payment request amount (major units)' }),
+  unit: Type.String({ minLength: 1, maxLength: 20, description: 'Currency code; must equal the payment request currency' }),
+};
+
+const Capture = {
+  captureDelayHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 7, description: '0 = capture now; 1-7 = authorize now, capture later' })),
+};
+
+const object = <P extends TProperties>(properties: P, description: string): TObject<P> => Type.Object(properties, { description });
+
+export const H2hCardBody = object(
+  { ...Payer, ...Card, ...Amount, ...Capture, browserInfo: Type.Optional(BrowserInfo), wallet: Type.Optional(WalletData), ...Common, ...Notification },
+  'Host-to-host card',
+);
+export const H2hTokenBody = object(
+  { ...Payer, token: Type.String({ minLength: 1, maxLength: 255, description: 'cardToken of an earlier approved payment' }), ...Amount, browserInfo: Type.Optional(BrowserInfo), ...Common, ...Notification },
+  'Host-to-host stored token',
+);
+export const H2hUpiBody = object(
+  { upiId: Type.String({ minLength: 1, maxLength: 255 }), ...Payer, ...Amount, ...Common, ...Notification },
+  'Host-to-host UPI',
+);
+export const ProcessorCardBody = object(
+  { ...Payer, ...Card, ...Capture, browserInfo: Type.Optional(BrowserInfo), wallet: Type.Optional(WalletData), ...Common },
+  'Card per processor (no amount, unit or referenceId: the payment request decides)',
+);
+
+/** For the OpenAPI document: the h2h path takes one of the three variants, chosen by number / token / upiId. */
+export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody]);
+
+export type H2hCard = Static<typeof H2hCardBody>;
+export type H2hToken = Static<typeof H2hTokenBody>;
+export type H2hUpi = Static<typeof H2hUpiBody>;
+export type ProcessorCard = Static<typeof ProcessorCardBody>;
+
+export const PaymentIdParams = Type.Object({ paymentId: Type.Integer({ minimum: 1 }) });
+export const RequestIdParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Payment request id' }) });
+
+export const Payment = Type.Object({
+  paymentId: Type.Integer(),
+  transactionId: Type.Union([Type.String(), Type.Null()], { description: 'The processor’s id for this payment' }),
+  paymentRequestId: Type.Integer(),
+  status: Type.Union(['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s))),
+  challengeRequired: Type.Boolean(),
+  redirectUrl: Type.Union([Type.String(), Type.Null()], { description: '3-D Secure challenge page to send the payer to' }),
+  amount: Type.Number(),
+  currency: Type.String(),
+  amountCaptured: Type.Number(),
+  amountRefunded: Type.Number(),
+  processor: Type.String(),
+  method: Type.String(),
+  card: Type.Union([
+    Type.Object({ brand: Type.String(), bin: Type.String(), last4: Type.String(), expiration: Type.String() }),
+    Type.Null(),
+  ]),
+  cardToken: Type.Union([Type.String(), Type.Null()], { description: 'Reusable token for the h2h token variant (approved card payments)' }),
+  captureDelayHours: Type.Integer(),
+  captureAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  declineCode: Type.Union([Type.String(), Type.Null()]),
+  declineReason: Type.Union([Type.String(), Type.Null()]),
+  livemode: Type.Boolean(),
+  createDate: Type.String({ format: 'date-time' }),
+});
+export type PaymentView = Static<typeof Payment>;
+
+export const RefundBody = Type.Object({
+  amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Major units; default: everything not yet refunded' })),
+  reason: Type.Optional(Type.String({ maxLength: 500 })),
+});
+
+export const Refund = Type.Object({
+  refundId: Type.Integer(),
+  paymentId: Type.Integer(),
+  amount: Type.Number(),
+  currency: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  createDate: Type.String({ format: 'date-time' }),
+});
+
+export const PaymentList = Type.Object({ data: Type.Array(Payment) });
+export const PaymentListQuery = Type.Object({ paymentRequestId: Type.Integer({ minimum: 1 }) });

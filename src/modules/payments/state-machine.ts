@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import type { Db } from '../../storage/db.js';
+import type { PaymentRequestStatus, PaymentStatus } from '../../storage/schema.js';
+
+/**
+ * The one place that decides which status changes are legal (decisions.md "States").
+ * Every change is a conditional update: `where status in (<legal sources>)`. No row back means
+ * the change is not legal from the current state (a late or duplicate event, or a race lost),
+ * so a payment never moves backwards.
+ */
+const PAYMENT_SOURCES: Record<PaymentStatus, PaymentStatus[]> = {
+  pending: [],
+  requires_action: ['pending'],
+  authorized: ['pending', 'requires_action'],
+  succeeded: ['pending', 'requires_action', 'authorized'],
+  failed: ['pending', 'requires_action', 'authorized'],
+  canceled: ['authorized'],
+};
+
+const REQUEST_SOURCES: Record<PaymentRequestStatus, PaymentRequestStatus[]> = {
+  open: ['processing', 'authorized'],
+  processing: ['open'],
+  authorized: ['processing'],
+  paid: ['processing', 'authorized'],
+  partially_refunded: ['paid', 'partially_refunded'],
+  refunded: ['paid', 'partially_refunded'],
+  canceled: ['open'],
+  expired: ['open'],
+};
+
+export const TERMINAL_PAYMENT_STATUSES: PaymentStatus[] = ['succeeded', 'failed', 'canceled'];
+
+export function canTransitionPayment(from: PaymentStatus, to: PaymentStatus): boolean {
+  return PAYMENT_SOURCES[to].includes(from);
+}
+
+type PaymentPatch = {
+  processor_payment_id?: string | null;
+  decline_code?: string | null;
+  decline_reason?: string | null;
+  failure_code?: string | null;
+  challenge_url?: string | null;
+  capture_at?: Date | null;
+  amount_captured?: number;
+};
+
+export async function transitionPayment(
+  trx: Db,
+  payment: { id: number; merchantId: number },
+  to: PaymentStatus,
+  now: Date,
+  patch: PaymentPatch = {},
+) {
+  return trx
+    .updateTable('payments')
+    .set({ ...patch, status: to, updated_at: now })
+    .where('id', '=', payment.id)
+    .where('merchant_id', '=', payment.merchantId)
+    .where('status', 'in', PAYMENT_SOURCES[to])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+type RequestPatch = { amount_paid?: number; amount_refunded?: ReturnType<typeof sql> | number };
+
+export async function transitionPaymentRequest(
+  trx: Db,
+  request: { id: number; merchantId: number },
+  to: PaymentRequestStatus,
+  now: Date,
+  patch: RequestPatch = {},
+) {
+  return trx
+    .updateTable('payment_requests')
+    .set({ ...(patch as object), status: to, updated_at: now })
+    .where('id', '=', request.id)
+    .where('merchant_id', '=', request.merchantId)
+    .where('status', 'in', REQUEST_SOURCES[to])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The request status that follows from a payment attempt reaching `status`. */
+export function requestStatusFor(payment: PaymentStatus): PaymentRequestStatus | undefined {
+  switch (payment) {
+    case 'pending':
+    case 'requires_action':
+      return 'processing';
+    case 'authorized':
+      return 'authorized';
+    case 'succeeded':
+      return 'paid';
+    case 'failed':
+    case 'canceled':
+      return 'open';
+  }
+}

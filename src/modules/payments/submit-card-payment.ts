@@ -1,0 +1,303 @@
+import { AppError, conflict, invalidFormat, notFound } from '../../errors.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomBase62, sha256Hex } from '../../lib/crypto.js';
+import { toMinor } from '../../lib/money.js';
+import type { ProcessorRegistry } from '../../processors/registry.js';
+import type { AuthorizeOutcome, Processor } from '../../processors/types.js';
+import type { Db } from '../../storage/db.js';
+import type { KeyMode } from '../../storage/schema.js';
+import type { Vault } from '../cards/vault.js';
+import { bin, cardBrand, cvvLength, isExpired, last4, parseExpiration, passesLuhn } from '../cards/card-number.js';
+import { findPayment, type CardRow, type PaymentRow } from './repository.js';
+import { settlePayment, type Settlement } from './settle.js';
+import { transitionPaymentRequest } from './state-machine.js';
+
+export interface PaymentDeps {
+  db: Db;
+  clock: Clock;
+  vault: Vault;
+  processors: ProcessorRegistry;
+  /** Where the 3-D Secure page sends the payer back when the merchant gave no successUrl. */
+  checkoutUrl: string;
+}
+
+export type CardSource =
+  | { kind: 'card'; number: string; expiration: string; cvv: string; holder: string }
+  | { kind: 'token'; token: string };
+
+export interface CardPaymentInput {
+  merchantId: number;
+  mode: KeyMode;
+  paymentRequestId: number;
+  /** A processor name, or undefined for the merchant's default (h2h). */
+  processor: string | undefined;
+  /** h2h only: one new attempt on the other processor after a retryable processor error. */
+  failover: boolean;
+  source: CardSource;
+  payer: Record<string, unknown>;
+  /** h2h variants carry amount and unit, which must match the payment request. */
+  expected?: { amount: number; unit: string };
+  captureDelayHours: number;
+  is3ds: boolean;
+  isSandbox?: boolean;
+  options: Record<string, unknown>;
+  /** Sandbox test controls forwarded to the sandbox network (test mode only). */
+  testHeaders?: Record<string, string>;
+}
+
+export interface CardPaymentResult {
+  payment: PaymentRow;
+  card: CardRow;
+  /** Shown once, when the card was accepted (not declined). */
+  cardToken: string | null;
+}
+
+export const RECONCILE_JOB = 'payment.reconcile';
+const CARD_TOKEN_PREFIX = 'ctok_';
+
+/**
+ * Card and stored-card payments. The order is deliberate: everything that can be rejected without
+ * side effects is checked first; the payment row is committed (pending) before the processor is
+ * called, so nothing acknowledged is lost; the processor gets the payment id as its idempotency
+ * reference, so a retry cannot charge twice; a durable reconcile job settles any payment the
+ * processor did not answer in time.
+ */
+export async function submitCardPayment(deps: PaymentDeps, input: CardPaymentInput): Promise<CardPaymentResult> {
+  const now = deps.clock.now();
+  if (input.mode === 'live') {
+    if (input.isSandbox === true) throw invalidFormat('isSandbox', true, 'A live API key cannot make sandbox payments');
+    throw new AppError('INSUFFICIENT_PERMISSIONS', 'No live card processor is configured for this account; use a test key with the sandbox processors');
+  }
+  const scope = { merchantId: input.merchantId, livemode: false };
+  const card = input.source.kind === 'card' ? checkCard(input.source, now) : undefined;
+
+  const request = await deps.db
+    .selectFrom('payment_requests as r')
+    .innerJoin('merchants as m', 'm.id', 'r.merchant_id')
+    .select(['r.id', 'r.amount', 'r.currency', 'r.status', 'r.expires_at', 'm.default_processor'])
+    .where('r.id', '=', input.paymentRequestId)
+    .where('r.merchant_id', '=', scope.merchantId)
+    .where('r.livemode', '=', scope.livemode)
+    .executeTakeFirst();
+  if (!request) throw notFound('payment request');
+  assertPayable(request, now);
+  if (input.expected) {
+    if (toMinor(input.expected.amount, request.currency) !== request.amount) {
+      throw invalidFormat('amount', input.expected.amount, 'amount must equal the payment request amount');
+    }
+    if (input.expected.unit.toUpperCase() !== request.currency) {
+      throw invalidFormat('unit', input.expected.unit, `unit must equal the payment request currency ${request.currency}`);
+    }
+  }
+
+  let stored: StoredCard;
+  if (card) {
+    stored = { pan: card.number, cvv: card.cvv, token: `${CARD_TOKEN_PREFIX}${randomBase62(32)}` };
+  } else {
+    const token = (input.source as { token: string }).token;
+    const row = await deps.db
+      .selectFrom('cards')
+      .selectAll()
+      .where('token_hash', '=', sha256Hex(token))
+      .where('merchant_id', '=', scope.merchantId)
+      .where('livemode', '=', scope.livemode)
+      .where('usable', '=', true)
+      .executeTakeFirst();
+    if (!row) throw notFound('card token');
+    if (isExpired({ month: row.exp_month, year: row.exp_year }, now)) {
+      throw new AppError('INVALID_CARD', 'The stored card has expired', { details: { field: 'token', reason: 'card expired' } });
+    }
+    stored = { row, pan: deps.vault.decrypt(row.pan_ciphertext, row.key_id), token: null };
+  }
+
+  const processorName = input.processor ?? request.default_processor;
+  const processor = deps.processors.get(processorName);
+  if (!processor) throw new AppError('PROCESSOR_UNAVAILABLE', `Processor ${processorName} is not available`);
+
+  const first = await attempt(deps, input, stored, card, processor, request.currency, request.amount);
+  if (first.retryableError && input.failover) {
+    const alternative = deps.processors.alternative(processor.name);
+    if (alternative) {
+      // The first attempt created nothing at its processor; the card row is reused, not stored twice.
+      const second = await attempt(deps, input, { ...stored, row: first.card }, undefined, alternative, request.currency, request.amount);
+      return result(second.payment, second.card, stored.token);
+    }
+  }
+  return result(first.payment, first.card, stored.token);
+}
+
+function result(payment: PaymentRow, card: CardRow, token: string | null): CardPaymentResult {
+  const accepted = payment.status !== 'failed' && payment.status !== 'canceled';
+  return { payment, card, cardToken: accepted ? token : null };
+}
+
+/** One authorization attempt on one processor: commit pending, call, settle. */
+async function attempt(
+  deps: PaymentDeps,
+  input: CardPaymentInput,
+  stored: StoredCard,
+  newCard: CheckedCard | undefined,
+  processor: Processor,
+  currency: string,
+  amount: number,
+): Promise<{ payment: PaymentRow; card: CardRow; retryableError: boolean }> {
+  const now = deps.clock.now();
+  const { payment, card } = await deps.db.transaction().execute(async (trx) => {
+    const cardRow =
+      stored.row ??
+      (await trx
+        .insertInto('cards')
+        .values({
+          merchant_id: input.merchantId,
+          livemode: false,
+          token_hash: sha256Hex(stored.token!),
+          ...vaultFields(deps.vault, newCard!),
+          created_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow());
+    let inserted: PaymentRow;
+    try {
+      inserted = await trx
+        .insertInto('payments')
+        .values({
+          merchant_id: input.merchantId,
+          livemode: false,
+          payment_request_id: input.paymentRequestId,
+          status: 'pending',
+          method: input.source.kind,
+          processor: processor.name,
+          amount,
+          currency,
+          card_id: cardRow.id,
+          capture_delay_hours: input.captureDelayHours,
+          payer: JSON.stringify(input.payer),
+          options: JSON.stringify(input.options),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw alreadyInProgress();
+      throw error;
+    }
+    const moved = await transitionPaymentRequest(trx, { id: input.paymentRequestId, merchantId: input.merchantId }, 'processing', now);
+    if (!moved) throw alreadyInProgress();
+    await enqueueJob(trx, {
+      kind: RECONCILE_JOB,
+      payload: { paymentId: inserted.id, merchantId: input.merchantId },
+      runAt: new Date(now.getTime() + 60_000),
+      merchantId: input.merchantId,
+      dedupeKey: `${RECONCILE_JOB}:${inserted.id}`,
+    });
+    return { payment: inserted, card: cardRow };
+  });
+
+  const expiry = parseExpiration(`${String(card.exp_month).padStart(2, '0')}/${String(card.exp_year % 100).padStart(2, '0')}`)!;
+  const outcome = await processor.authorize({
+    reference: `pay_${payment.id}`,
+    amount,
+    currency,
+    capture: input.captureDelayHours === 0,
+    card: { number: stored.pan, expMonth: expiry.month, expYear: expiry.year, cvv: stored.cvv, holder: card.holder_name },
+    threeDS: { force: input.is3ds, returnUrl: returnUrl(deps, input) },
+    testHeaders: input.testHeaders,
+  });
+
+  const settlement = toSettlement(outcome);
+  const settled = settlement
+    ? await deps.db.transaction().execute((trx) => settlePayment(trx, deps.clock.now(), payment, settlement))
+    : undefined;
+  // Undefined: still pending (time-out) or a callback settled it first; either way read what is true now.
+  const current = settled ?? (await findPayment(deps.db, { merchantId: input.merchantId, livemode: false }, payment.id))!;
+  return { payment: current, card, retryableError: outcome.kind === 'error' && outcome.retryable };
+}
+
+function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
+  switch (outcome.kind) {
+    case 'approved':
+      return { kind: 'approved', processorPaymentId: outcome.processorPaymentId, captured: outcome.captured };
+    case 'declined':
+      return { kind: 'declined', processorPaymentId: outcome.processorPaymentId, declineCode: outcome.declineCode, declineReason: outcome.declineReason };
+    case 'challenge':
+      return { kind: 'challenge', processorPaymentId: outcome.processorPaymentId, challengeUrl: outcome.challengeUrl };
+    case 'pending':
+      return { kind: 'pending', processorPaymentId: outcome.processorPaymentId };
+    case 'error':
+      return { kind: 'failed', processorPaymentId: null, failureCode: 'processor_error', declineReason: outcome.message };
+    case 'timeout':
+      return undefined;
+  }
+}
+
+function returnUrl(deps: PaymentDeps, input: CardPaymentInput): string {
+  const given = input.options.successUrl;
+  return typeof given === 'string' && given ? given : `${deps.checkoutUrl}/main?requestId=${input.paymentRequestId}`;
+}
+
+const alreadyInProgress = () => conflict('A payment for this payment request is already in progress or has succeeded');
+
+export function assertPayable(request: { status: string; expires_at: Date | null }, now: Date): void {
+  if (request.status === 'open' && request.expires_at && request.expires_at <= now) {
+    throw conflict('The payment request has expired');
+  }
+  if (request.status !== 'open') {
+    const reason: Record<string, string> = {
+      processing: 'A payment for this payment request is already in progress',
+      authorized: 'This payment request is already authorized',
+      paid: 'This payment request is already paid',
+      partially_refunded: 'This payment request is already paid',
+      refunded: 'This payment request is already paid',
+      canceled: 'The payment request was canceled',
+      expired: 'The payment request has expired',
+    };
+    throw conflict(reason[request.status] ?? 'The payment request cannot be paid', { status: request.status });
+  }
+}
+
+/** The card for this submission: already vaulted (token, or a failover's second attempt) or about to be. */
+interface StoredCard {
+  row?: CardRow;
+  pan: string;
+  cvv?: string;
+  /** The new card token when this submission vaults the card. */
+  token: string | null;
+}
+
+interface CheckedCard {
+  number: string;
+  cvv: string;
+  holder: string;
+  brand: string;
+  expiry: { month: number; year: number };
+}
+
+/** Rejects what no processor should see: Luhn failure, bad or past expiry, CVV length for the brand. */
+function checkCard(source: Extract<CardSource, { kind: 'card' }>, now: Date): CheckedCard {
+  const invalid = (field: string, reason: string) =>
+    new AppError('INVALID_CARD', `The card ${field} is invalid: ${reason}`, { details: { field, reason } });
+  if (!/^\d+$/.test(source.number) || !passesLuhn(source.number)) throw invalid('number', 'failed the Luhn check');
+  const expiry = parseExpiration(source.expiration);
+  if (!expiry) throw invalid('expiration', 'month must be 01-12');
+  if (isExpired(expiry, now)) throw invalid('expiration', 'card has expired');
+  const brand = cardBrand(source.number);
+  if (source.cvv.length !== cvvLength(brand)) throw invalid('cvv', `${brand} cards have a ${cvvLength(brand)}-digit CVV`);
+  return { number: source.number, cvv: source.cvv, holder: source.holder, brand, expiry };
+}
+
+function vaultFields(vault: Vault, card: CheckedCard) {
+  const { ciphertext, keyId } = vault.encrypt(card.number);
+  return {
+    pan_ciphertext: ciphertext,
+    key_id: keyId,
+    fingerprint: vault.fingerprint(card.number),
+    brand: card.brand,
+    bin: bin(card.number),
+    last4: last4(card.number),
+    exp_month: card.expiry.month,
+    exp_year: card.expiry.year,
+    holder_name: card.holder,
+  };
+}

@@ -1,0 +1,32 @@
+import { fromMinor } from '../../lib/money.js';
+import type { CardRow, PaymentRow } from './repository.js';
+import type { PaymentView } from './schemas.js';
+
+/** The merchant-facing payment. The card appears only as brand, BIN, last 4 and expiry. */
+export function paymentView(payment: PaymentRow, card: CardRow | undefined, cardToken: string | null = null): PaymentView {
+  const money = (minor: number) => fromMinor(minor, payment.currency);
+  return {
+    paymentId: payment.id,
+    transactionId: payment.processor_payment_id,
+    paymentRequestId: payment.payment_request_id,
+    status: payment.status,
+    challengeRequired: payment.status === 'requires_action',
+    redirectUrl: payment.status === 'requires_action' ? payment.challenge_url : null,
+    amount: money(payment.amount),
+    currency: payment.currency,
+    amountCaptured: money(payment.amount_captured),
+    amountRefunded: money(payment.amount_refunded),
+    processor: payment.processor,
+    method: payment.method,
+    card: card
+      ? { brand: card.brand, bin: card.bin, last4: card.last4, expiration: `${String(card.exp_month).padStart(2, '0')}/${String(card.exp_year % 100).padStart(2, '0')}` }
+      : null,
+    cardToken,
+    captureDelayHours: payment.capture_delay_hours,
+    captureAt: payment.capture_at ? payment.capture_at.toISOString() : null,
+    declineCode: payment.decline_code,
+    declineReason: payment.decline_reason,
+    livemode: payment.livemode,
+    createDate: payment.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,26 @@
+import { createCardProcessor } from './card-processor.js';
+import type { Processor } from './types.js';
+
+export const CARD_PROCESSORS = ['acme', 'globex'] as const;
+export type CardProcessorName = (typeof CARD_PROCESSORS)[number];
+
+/** Processors keyed by their path segment (`/payments/creditCard/{name}/{id}`). */
+export function createProcessorRegistry(sandboxUrl: string, timeoutMs: number) {
+  const processors = new Map<string, Processor & { close(): Promise<void> }>(
+    CARD_PROCESSORS.map((name) => [name, createCardProcessor(name, sandboxUrl, timeoutMs)]),
+  );
+  return {
+    get(name: string): Processor | undefined {
+      return processors.get(name);
+    },
+    /** The other card processor, for the one failover attempt of the h2h path. */
+    alternative(name: string): Processor | undefined {
+      return [...processors.values()].find((p) => p.name !== name);
+    },
+    async close() {
+      await Promise.all([...processors.values()].map((p) => p.close()));
+    },
+  };
+}
+
+export type ProcessorRegistry = ReturnType<typeof createProcessorRegistry>;

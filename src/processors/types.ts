@@ -1,0 +1,84 @@
+/**
+ * One small interface for every processor (Hyperswitch connectors / Medusa providers are the model).
+ * Amounts are integer minor units. Nothing here knows about the gateway's tables.
+ */
+export interface CardDetails {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  /** Passed through to the processor once; never stored or logged. */
+  cvv?: string;
+  holder: string;
+}
+
+export interface AuthorizeInput {
+  /** The gateway's payment id: processors deduplicate on it, so a retry never charges twice. */
+  reference: string;
+  amount: number;
+  currency: string;
+  capture: boolean;
+  card: CardDetails;
+  threeDS: { force: boolean; returnUrl: string };
+  /** Sandbox-only test controls passed through to the sandbox network. */
+  testHeaders?: Record<string, string>;
+}
+
+export type AuthorizeOutcome =
+  | { kind: 'approved'; processorPaymentId: string; captured: boolean }
+  | { kind: 'declined'; processorPaymentId: string | null; declineCode: string; declineReason: string }
+  | { kind: 'pending'; processorPaymentId: string }
+  | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string }
+  /** The processor refused before creating anything: safe to try another processor. */
+  | { kind: 'error'; retryable: boolean; message: string }
+  /** No answer in time: the outcome is unknown, so the payment stays pending and is reconciled. */
+  | { kind: 'timeout' };
+
+export type ProcessorPaymentStatus = 'approved' | 'captured' | 'declined' | 'pending' | 'challenge' | 'voided' | 'refunded' | 'partially_refunded';
+
+export interface StatusResult {
+  processorPaymentId: string;
+  status: ProcessorPaymentStatus;
+  declineCode?: string;
+  declineReason?: string;
+}
+
+export interface Processor {
+  readonly name: string;
+  authorize(input: AuthorizeInput): Promise<AuthorizeOutcome>;
+  capture(processorPaymentId: string, amount: number): Promise<void>;
+  void(processorPaymentId: string): Promise<void>;
+  refund(processorPaymentId: string, amount: number, reference: string): Promise<{ refundId: string; status: 'succeeded' | 'pending' }>;
+  /** By the gateway's reference: how a timed-out call is settled. Null when the processor never saw it. */
+  queryStatus(reference: string): Promise<StatusResult | null>;
+  parseCallback(body: ProviderCallback): ProviderEvent;
+}
+
+/** Callback body as received (decisions.md "Callbacks received"). */
+export interface ProviderCallback {
+  eventId: string;
+  transactionId: string;
+  status: string;
+  amount: number;
+  currency: string;
+  timestamp: string;
+  providerData?: Record<string, unknown>;
+}
+
+export interface ProviderEvent {
+  processorPaymentId: string;
+  reference: string | undefined;
+  outcome: 'succeeded' | 'failed' | 'pending' | 'requires_action' | 'refunded' | 'chargeback' | 'unknown';
+  declineCode?: string;
+  declineReason?: string;
+  challengeUrl?: string;
+  amount: number;
+}
+
+export class ProcessorCallError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
