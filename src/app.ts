@@ -15,6 +15,8 @@ import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
 import { createAccessTokens, type AccessTokens } from './modules/auth/jwt.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { CallbackHandlers } from './modules/callbacks/dispatch.js';
+import { callbackRoutes } from './modules/callbacks/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import type { Db, Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
@@ -39,6 +41,8 @@ export interface AppContext {
   logger: FastifyBaseLogger;
   jobs: JobRunner;
   checkoutVerifier?: CheckoutTokenVerifier;
+  /** Feature modules subscribe to verified provider callbacks here (modules/callbacks/dispatch.ts). */
+  callbackHandlers: CallbackHandlers;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -75,6 +79,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     tokens: createAccessTokens(secrets.jwtSecret, clock),
     logger,
     jobs: new JobRunner(storage.db, clock, logger),
+    callbackHandlers: new CallbackHandlers(),
   };
   app.decorate('ctx', ctx);
 
@@ -112,6 +117,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.all(V1_GONE_PATH, { schema: { hide: true }, config: { auth: 'none' } }, async (request) => v1Gone(request));
   systemRoutes(app, ctx);
   authRoutes(app, ctx);
+  callbackRoutes(app, ctx);
   openApiRoutes(app, catalog, config);
 
   await app.ready();
