@@ -22,6 +22,10 @@ import { MemoryStore, RedisStore, type RateLimitStore } from './rate-limit-store
  *   RateLimit-Policy: "default";q=6000;w=60     quota q per window w seconds
  *   RateLimit: "default";r=5999;t=42             r left, t seconds until the window resets
  * on every limited response, plus Retry-After on a 429.
+ *
+ * Store: in-memory per instance, or Redis shared by all instances when REDIS_URL is set. If the
+ * store fails, requests are served unlimited and without RateLimit headers (fail open), with
+ * one warning per outage. Time comes from the gateway's clock, so tests move it.
  */
 export const POLICY_NAME = 'default';
 const EXEMPT_ROUTES = new Set(['/healthz', '/readyz']);
