@@ -77,6 +77,21 @@ describe('per API key', () => {
   });
 });
 
+describe('per control-panel user', () => {
+  it('limits a signed-in user\'s calls to their own quota', async () => {
+    startOfNextWindow();
+    const m = await gw.merchant();
+    const { accessToken } = (await gw.call('POST', '/auth/login', { body: { email: m.email, password: PASSWORD } })).body;
+    const rotate = () => gw.call('PUT', `/users/${m.userId}/apikey`, { headers: { authorization: `Bearer ${accessToken}` } });
+    for (let i = 1; i <= MAX; i++) {
+      const res = await rotate();
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit')).toBe(`"default";r=${MAX - i};t=${WINDOW}`);
+    }
+    expectRateLimited(await rotate(), WINDOW);
+  });
+});
+
 describe('per client IP', () => {
   it('limits unauthenticated routes together per address, in the error-guide shape even under /payments', async () => {
     startOfNextWindow();
