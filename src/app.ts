@@ -7,6 +7,7 @@ import { sendError, toAppError } from './http/errors.js';
 import { registerJsonParsers } from './http/json-body.js';
 import { routeNotFound } from './http/not-found.js';
 import { openApiRoutes, RouteCatalog } from './http/openapi.js';
+import { createRateLimiter } from './http/rate-limit.js';
 import { requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
 import { checkApiVersion, rewriteVersionPrefix, V1_GONE_PATH, v1Gone } from './http/versioning.js';
@@ -94,6 +95,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', checkApiVersion);
   // ctx is read per request, so a module registered below can plug in the checkout verifier.
   app.addHook('onRequest', authenticate(ctx));
+  // Rate limits right after credentials (the caller is known) and before the body is read.
+  const rateLimiter = await createRateLimiter({ config, clock, logger, secret: secrets.jwtSecret });
+  app.addHook('onClose', () => rateLimiter.close());
+  app.addHook('onRequest', rateLimiter.onRequest);
+  app.addHook('preValidation', rateLimiter.onLoginBody);
   app.addHook('preValidation', ignoreUnknownBodyFields);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(

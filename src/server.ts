@@ -32,7 +32,11 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const secrets = await loadSecrets(storage.db, config);
     const demo = config.seedDemo ? await seedDemoMerchant(storage.db, clock) : undefined;
     const app = await buildApp({ config, storage, clock, secrets, logger });
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+      // A failed listen must not leave the rate limiter's Redis client reconnecting forever.
+      await app.close();
+      throw error;
+    });
     if (options.runJobs !== false) app.ctx.jobs.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -45,7 +49,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       demo,
       close: () =>
         (closing ??= (async () => {
-          await app.close();
+          await app.close(); // also closes the rate limiter's Redis client (an onClose hook)
           await app.ctx.jobs.stop();
           await storage.close();
         })()),
