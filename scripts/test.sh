@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: type check, then every integration test on embedded PGlite and again on a
-# real PostgreSQL server (a throwaway cluster this script installs and starts when needed).
+# real PostgreSQL server (a throwaway cluster this script installs and starts when needed), both
+# with a throwaway Redis (scripts/redis-server.sh) for the tests of counters shared by instances.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,10 @@ npx tsc --noEmit -p tsconfig.test.json
 
 echo "== build"
 npm run --silent build
+
+echo "== Redis for the shared rate-limit counters (both passes)"
+TEST_REDIS_URL="$(scripts/redis-server.sh start)"
+export TEST_REDIS_URL
 
 echo "== integration tests on embedded PostgreSQL (PGlite)"
 npx vitest run

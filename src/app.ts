@@ -7,6 +7,7 @@ import { sendError, toAppError } from './http/errors.js';
 import { registerJsonParsers } from './http/json-body.js';
 import { routeNotFound } from './http/not-found.js';
 import { openApiRoutes, RouteCatalog } from './http/openapi.js';
+import { createRateLimiter } from './http/rate-limit.js';
 import { requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
 import { checkApiVersion, rewriteVersionPrefix, V1_GONE_PATH, v1Gone } from './http/versioning.js';
@@ -15,6 +16,8 @@ import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
 import { createAccessTokens, type AccessTokens } from './modules/auth/jwt.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { CallbackHandlers } from './modules/callbacks/dispatch.js';
+import { callbackRoutes } from './modules/callbacks/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { createVault, parseVaultKeys, type Vault } from './modules/cards/vault.js';
 import { paymentRoutes } from './modules/payments/routes.js';
@@ -44,6 +47,8 @@ export interface AppContext {
   vault: Vault;
   processors: ProcessorRegistry;
   checkoutVerifier?: CheckoutTokenVerifier;
+  /** Feature modules subscribe to verified provider callbacks here (modules/callbacks/dispatch.ts). */
+  callbackHandlers: CallbackHandlers;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -82,6 +87,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     tokens: createAccessTokens(secrets.jwtSecret, clock),
     logger,
     jobs: new JobRunner(storage.db, clock, logger),
+    callbackHandlers: new CallbackHandlers(),
     vault: createVault(vaultKeys(secrets)),
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
   };
@@ -99,6 +105,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', checkApiVersion);
   // ctx is read per request, so a module registered below can plug in the checkout verifier.
   app.addHook('onRequest', authenticate(ctx));
+  // Rate limits right after credentials (the caller is known) and before the body is read.
+  const rateLimiter = await createRateLimiter({ config, clock, logger, secret: secrets.jwtSecret });
+  app.addHook('onClose', () => rateLimiter.close());
+  app.addHook('onRequest', rateLimiter.onRequest);
+  app.addHook('preValidation', rateLimiter.onLoginBody);
   app.addHook('preValidation', ignoreUnknownBodyFields);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -122,6 +133,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.all(V1_GONE_PATH, { schema: { hide: true }, config: { auth: 'none' } }, async (request) => v1Gone(request));
   systemRoutes(app, ctx);
   authRoutes(app, ctx);
+  callbackRoutes(app, ctx);
   paymentRoutes(app, ctx, { db: ctx.db, clock, vault: ctx.vault, processors: ctx.processors, checkoutUrl: config.checkoutUrl });
   openApiRoutes(app, catalog, config);
 

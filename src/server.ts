@@ -45,7 +45,11 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       });
     }
     const app = await buildApp({ config, storage, clock, secrets, logger, sandboxUrl: config.sandboxUrl ?? sandbox!.url });
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+      // A failed listen must not leave the rate limiter's Redis client reconnecting forever.
+      await app.close();
+      throw error;
+    });
     if (options.runJobs !== false) app.ctx.jobs.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -61,7 +65,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       demo,
       close: () =>
         (closing ??= (async () => {
-          await app.close();
+          await app.close(); // also closes the rate limiter's Redis client (an onClose hook)
           await app.ctx.jobs.stop();
           await sandbox?.close();
           await storage.close();

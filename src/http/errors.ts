@@ -33,7 +33,7 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('INVALID_JSON', 'The Content-Length header does not match the body');
   }
-  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
     return new AppError('INVALID_JSON', 'The request body is not valid JSON');
   }
   const status = fastifyError.statusCode ?? 500;

@@ -7,20 +7,36 @@ declare module 'fastify' {
   }
 }
 
+const JSON_TYPES = ['application/json', 'application/json-patch+json'];
+
+export interface JsonParserOptions {
+  /**
+   * Runs on the raw text before it is parsed; throwing rejects the request with that error.
+   * Signed-callback routes use it so a forged body is refused before anything reads it.
+   */
+  beforeParse?: (request: FastifyRequest, text: string) => void;
+}
+
 /**
  * JSON bodies arrive as application/json or, per the spec, application/json-patch+json.
  * An empty body parses to undefined, so a route without required fields accepts it and one
  * with required fields answers VALIDATION_ERROR instead of a parser error.
+ * Also callable inside an encapsulated scope: it replaces the parsers that scope inherited.
  */
-export function registerJsonParsers(app: FastifyInstance): void {
+export function registerJsonParsers(app: FastifyInstance, options: JsonParserOptions = {}): void {
   const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  for (const type of JSON_TYPES) if (app.hasContentTypeParser(type)) app.removeContentTypeParser(type);
   app.addContentTypeParser(
-    ['application/json', 'application/json-patch+json'],
+    JSON_TYPES,
     { parseAs: 'string' },
     (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       request.rawBody = text;
+      try {
+        options.beforeParse?.(request, text);
+      } catch (error) {
+        return done(error as Error);
+      }
       if (text.trim() === '') return done(null, undefined);
       parse(request, text, done);
     },

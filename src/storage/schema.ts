@@ -112,6 +112,25 @@ export interface CustomersTable {
   updated_at: Timestamp;
 }
 
+export type CallbackEventSource = 'svc' | 'svc-gateway' | 'svcwh' | '3ds' | 'test/json' | 'test/form' | 'test/text';
+
+export interface CallbackEventsTable {
+  id: Generated<number>;
+  source: CallbackEventSource;
+  /** Required for provider sources, unique per source there. */
+  event_id: string | null;
+  transaction_id: string | null;
+  status: string | null;
+  /** The whole body as received (JSON), or the form fields / query parameters of test calls. */
+  payload: ColumnType<unknown, string, string>;
+  /** null: no signature was sent (test endpoints only). */
+  signature_valid: boolean | null;
+  received_at: Timestamp;
+  processed_at: Timestamp | null;
+  /** Why processing did not (or not yet) take effect: a handler error, an unknown status, no handler. */
+  processing_error: string | null;
+}
+
 export type PaymentStatus = 'pending' | 'requires_action' | 'authorized' | 'succeeded' | 'failed' | 'canceled';
 export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -188,6 +207,7 @@ export interface OutboxEventsTable {
 }
 
 export interface Database {
+  callback_events: CallbackEventsTable;
   cards: CardsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;

@@ -7,6 +7,7 @@ import { validatorCompiler } from '../../http/validation.js';
 import { fromMinor } from '../../lib/money.js';
 import { cancelPayment, capturePayment } from './capture.js';
 import { registerPaymentJobs } from './jobs.js';
+import { registerPaymentCallbacks } from './on-callback.js';
 import { refundPayment } from './refund.js';
 import { findCard, findPayment, listPaymentsOfRequest, type Scope } from './repository.js';
 import {
@@ -35,6 +36,7 @@ const SANDBOX_CONTROLS = ['x-sandbox-callback', 'x-sandbox-hang-ms'];
 
 export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): void {
   registerPaymentJobs(ctx.jobs, deps);
+  registerPaymentCallbacks(ctx.callbackHandlers, { clock: ctx.clock, logger: ctx.logger });
 
   app.post(
     '/payments/h2h/:id',

@@ -1,0 +1,58 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { JobDefinition } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../storage/db.js';
+import type { CallbackEvent, CallbackHandlers } from './dispatch.js';
+import { lockCallbackEvent, markCallbackProcessed, recordProcessingError, type CallbackEventRow } from './repository.js';
+import { isKnownStatus, PROVIDER_SOURCES, type ProviderSource } from './schemas.js';
+
+export const CALLBACK_PROCESS_JOB = 'callback.process';
+
+export interface CallbackProcessingDeps {
+  db: Db;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  callbackHandlers: CallbackHandlers;
+}
+
+const isProviderSource = (source: string): source is ProviderSource => (PROVIDER_SOURCES as readonly string[]).includes(source);
+
+/**
+ * Runs the registered handlers for one stored event, once: the row is locked, an already
+ * processed event is left alone, and the handlers' effects commit together with processed_at.
+ * On a handler error everything rolls back, the error is noted on the event, and the job retries.
+ */
+export async function processCallbackEvent(deps: CallbackProcessingDeps, callbackEventId: number): Promise<void> {
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      const row = await lockCallbackEvent(trx, callbackEventId);
+      if (!row || row.processed_at !== null || !isProviderSource(row.source)) return;
+      const note = await dispatch(deps, trx, row, row.source);
+      await markCallbackProcessed(trx, row.id, deps.clock.now(), note);
+    });
+  } catch (error) {
+    await recordProcessingError(deps.db, callbackEventId, (error as Error).message ?? String(error));
+    throw error;
+  }
+}
+
+/** Returns a note when the event was deliberately not handled. */
+async function dispatch(deps: CallbackProcessingDeps, trx: Db, row: CallbackEventRow, source: ProviderSource): Promise<string | null> {
+  if (!isKnownStatus(source, row.status ?? '')) {
+    return `status "${row.status}" is not one /callbacks/${source} processes; stored only`;
+  }
+  const handlers = deps.callbackHandlers.for(source);
+  if (handlers.length === 0) return `no handler registered for /callbacks/${source}; stored only`;
+  const event = { id: row.id, source, receivedAt: row.received_at, body: row.payload } as CallbackEvent;
+  for (const handler of handlers) await handler(event, trx);
+  return null;
+}
+
+export function callbackProcessingJob(deps: CallbackProcessingDeps): JobDefinition<{ callbackEventId: number }> {
+  return {
+    kind: CALLBACK_PROCESS_JOB,
+    maxAttempts: 10,
+    timeoutSeconds: 60,
+    handle: (payload) => processCallbackEvent(deps, payload.callbackEventId),
+  };
+}

@@ -1,0 +1,58 @@
+import { enqueueJob } from '../../jobs/queue.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../storage/db.js';
+import type { CallbackEventSource } from '../../storage/schema.js';
+import { CALLBACK_PROCESS_JOB } from './process-callback-event.js';
+import { insertCallbackEvent } from './repository.js';
+import type { ProviderCallback, ProviderSource } from './schemas.js';
+
+export interface RecordedCallback {
+  id: number | undefined;
+  duplicate: boolean;
+}
+
+/**
+ * Persists a verified provider callback and, in the same transaction, the job that processes it,
+ * so an acknowledged event is never lost and never processed twice. The same eventId again is
+ * a no-op (decisions.md: acknowledged, no second effect).
+ */
+export async function recordProviderCallback(
+  trx: Db,
+  clock: Clock,
+  input: { source: ProviderSource; body: ProviderCallback; rawBody: string },
+): Promise<RecordedCallback> {
+  const now = clock.now();
+  const id = await insertCallbackEvent(trx, {
+    source: input.source,
+    event_id: input.body.eventId,
+    transaction_id: input.body.transactionId,
+    status: input.body.status,
+    // The whole signed document, members the schema does not name included: it is the audit record.
+    payload: input.rawBody,
+    signature_valid: true,
+    received_at: now,
+  });
+  if (id === undefined) return { id, duplicate: true };
+  await enqueueJob(trx, { kind: CALLBACK_PROCESS_JOB, payload: { callbackEventId: id }, runAt: now, dedupeKey: `${CALLBACK_PROCESS_JOB}:${id}` });
+  return { id, duplicate: false };
+}
+
+/** Test endpoints record every call as it came; there is nothing to process, so it is final at once. */
+export async function recordTestCallback(
+  db: Db,
+  clock: Clock,
+  input: { source: Extract<CallbackEventSource, `test/${string}`>; eventId: string | null; payload: unknown; signatureValid: boolean | null },
+): Promise<number> {
+  const now = clock.now();
+  const id = await insertCallbackEvent(db, {
+    source: input.source,
+    event_id: input.eventId,
+    transaction_id: null,
+    status: null,
+    payload: JSON.stringify(input.payload ?? null),
+    signature_valid: input.signatureValid,
+    received_at: now,
+    processed_at: now,
+  });
+  return id!;
+}

@@ -1,0 +1,92 @@
+import type { FastifyRequest } from 'fastify';
+import type { App, AppContext } from '../../app.js';
+import { registerJsonParsers } from '../../http/json-body.js';
+import { callbackProcessingJob } from './process-callback-event.js';
+import { recordProviderCallback } from './record-callback.js';
+import {
+  isKnownStatus,
+  ProviderCallbackBody,
+  ReceivedResponse,
+  ThreeDsCallbackBody,
+  type ProviderCallback,
+  type ProviderSource,
+} from './schemas.js';
+import { checkSignature, SIGNATURE_HEADER, signatureError } from './signature.js';
+import { testCallbackRoutes } from './test-routes.js';
+
+const SUMMARIES: Record<ProviderSource, string> = {
+  svc: 'Standard provider callback (card and UPI outcomes)',
+  'svc-gateway': 'Gateway provider callback (asynchronous card processor outcomes)',
+  svcwh: 'Dedicated webhook notifications (refunds and chargebacks)',
+  '3ds': '3-D Secure authentication result',
+};
+
+const DESCRIPTION =
+  'Signed by the provider: X-Webhook-Signature is the hex HMAC-SHA512 (or HMAC-SHA256) of the raw body with the shared ' +
+  'callback signing secret, in either letter case. A missing, malformed or non-matching signature answers 401 ' +
+  'INVALID_WEBHOOK_SIGNATURE (WH001) before the body is validated. A verified event is stored before the 200; the same ' +
+  'eventId again answers 200 with duplicate: true and has no second effect. Processing happens after the answer.';
+
+/** Wiring of the callbacks module: the processing job, the signed provider receivers and the test endpoints. */
+export function callbackRoutes(app: App, ctx: AppContext): void {
+  ctx.jobs.register(callbackProcessingJob(ctx));
+  app.register(async (scope) => providerReceivers(scope as App, ctx));
+  testCallbackRoutes(app, ctx);
+}
+
+async function providerReceivers(scope: App, ctx: AppContext): Promise<void> {
+  const secret = ctx.secrets.callbackSigningSecret;
+  // Verify, then parse: a forged or altered body is refused before anything reads it,
+  // so it learns nothing from parsing or validation errors.
+  registerJsonParsers(scope, { beforeParse: (request, text) => requireSignature(request, secret, text) });
+  // A request without a body never reaches the parser; it is checked here, still before validation.
+  scope.addHook('preValidation', async (request) => {
+    if (request.rawBody === undefined) requireSignature(request, secret, '');
+  });
+
+  for (const source of ['svc', 'svc-gateway', 'svcwh', '3ds'] as const) {
+    scope.post(
+      `/callbacks/${source}`,
+      {
+        schema: {
+          summary: SUMMARIES[source],
+          description: DESCRIPTION,
+          tags: ['Callbacks'],
+          body: source === '3ds' ? ThreeDsCallbackBody : ProviderCallbackBody,
+          response: { 200: ReceivedResponse },
+        },
+        config: { auth: 'none' },
+      },
+      async (request) => receive(ctx, request, source, request.body as ProviderCallback),
+    );
+  }
+}
+
+function requireSignature(request: FastifyRequest, secret: string, signed: string): void {
+  const check = checkSignature(secret, signed, request.headers[SIGNATURE_HEADER]);
+  if (check === 'valid') return;
+  request.log.warn({ route: request.routeOptions.url, reason: check }, 'callback signature rejected');
+  throw signatureError(check);
+}
+
+async function receive(ctx: AppContext, request: FastifyRequest, source: ProviderSource, body: ProviderCallback) {
+  const recorded = await ctx.db
+    .transaction()
+    .execute((trx) => recordProviderCallback(trx, ctx.clock, { source, body, rawBody: request.rawBody! }));
+  const known = isKnownStatus(source, body.status);
+  request.log.info(
+    {
+      callback: { source, eventId: body.eventId, transactionId: body.transactionId, status: body.status, callbackEventId: recorded.id, duplicate: recorded.duplicate },
+    },
+    'callback received',
+  );
+  if (!recorded.duplicate) {
+    // Unknown statuses are acknowledged (a refusal would only make the provider retry forever) but not processed.
+    if (!known) request.log.warn({ callback: { source, eventId: body.eventId, status: body.status } }, 'callback status not processed');
+    // Committed: process it now rather than at the next poll, without holding the answer.
+    ctx.jobs.runDue().catch((error) => ctx.logger.error({ err: error }, 'callback processing pass failed'));
+  }
+  return recorded.duplicate
+    ? { received: true as const, eventId: body.eventId, duplicate: true as const }
+    : { received: true as const, eventId: body.eventId };
+}

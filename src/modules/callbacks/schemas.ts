@@ -1,0 +1,77 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { CallbackEventSource } from '../../storage/schema.js';
+
+/** Path segments of the provider receivers; each is the `source` of the events it records. */
+export const PROVIDER_SOURCES = ['svc', 'svc-gateway', 'svcwh', '3ds'] as const satisfies readonly CallbackEventSource[];
+export type ProviderSource = (typeof PROVIDER_SOURCES)[number];
+
+/**
+ * Callback statuses each receiver understands (decisions.md, States). Any other status is not
+ * rejected: a 4xx would make the provider retry a message that can never succeed, so it is
+ * stored, acknowledged, logged and left unprocessed (see process-callback-event.ts).
+ */
+export const KNOWN_STATUSES: Record<ProviderSource, readonly string[]> = {
+  svc: ['success', 'failed', 'pending', 'requires_action', 'refunded'],
+  'svc-gateway': ['success', 'failed', 'pending', 'requires_action', 'refunded'],
+  svcwh: ['refunded', 'chargeback'],
+  '3ds': ['success', 'failed', 'pending', 'requires_action'],
+};
+
+export const isKnownStatus = (source: ProviderSource, status: string): boolean => KNOWN_STATUSES[source].includes(status);
+
+const ProviderData = Type.Object(
+  {
+    reference: Type.Optional(Type.String({ maxLength: 255, description: 'The gateway id the processor was given (payment or refund)' })),
+    declineCode: Type.Optional(Type.String({ maxLength: 16 })),
+    declineReason: Type.Optional(Type.String({ maxLength: 255 })),
+    upiResponse: Type.Optional(Type.String({ maxLength: 16 })),
+    challengeUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+    refundId: Type.Optional(Type.String({ maxLength: 255 })),
+  },
+  // Provider-specific: members this schema does not name are kept, not stripped.
+  { additionalProperties: true, description: 'Provider-specific data; the members named here are the ones the gateway reads' },
+);
+
+const commonFields = {
+  eventId: Type.String({ minLength: 1, maxLength: 255, description: 'Unique per event; a re-send of the same event reuses it' }),
+  transactionId: Type.String({ minLength: 1, maxLength: 255, description: "The processor's id of the transaction" }),
+  status: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description:
+      'success, failed, pending, requires_action, refunded, or chargeback (svcwh only). Other values are stored and acknowledged but not processed.',
+  }),
+  amount: Type.Integer({ minimum: 0, maximum: 99_999_999_999, description: 'Integer minor units of currency' }),
+  currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, upper case' }),
+  timestamp: Type.String({ format: 'date-time', description: 'When the status changed (ISO 8601)' }),
+  providerData: ProviderData,
+};
+
+export const ProviderCallbackBody = Type.Object(commonFields);
+export type ProviderCallback = Static<typeof ProviderCallbackBody>;
+
+export const ThreeDsCallbackBody = Type.Object({
+  ...commonFields,
+  // An enum rather than a union of literals, so a wrong value is reported as "must be one of: Y, N, A, U, R".
+  threeDsResult: Type.Unsafe<'Y' | 'N' | 'A' | 'U' | 'R'>({
+    type: 'string',
+    enum: ['Y', 'N', 'A', 'U', 'R'],
+    description: 'EMV 3-D Secure transStatus: Y authenticated, N not, A attempted, U unavailable, R rejected',
+  }),
+  // Absent when authentication failed (no ECI or CAVV is issued for N/R).
+  eci: Type.Optional(Type.String({ pattern: '^[0-9]{2}$', description: 'Electronic commerce indicator' })),
+  authenticationValue: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'CAVV/AAV issued by the ACS' })),
+});
+export type ThreeDsCallback = Static<typeof ThreeDsCallbackBody>;
+
+export const ReceivedResponse = Type.Object({
+  received: Type.Literal(true),
+  eventId: Type.String(),
+  duplicate: Type.Optional(Type.Literal(true, { description: 'This eventId was received before; nothing was done again' })),
+});
+
+export const TestReceivedResponse = Type.Object({
+  received: Type.Literal(true),
+  eventId: Type.Union([Type.String(), Type.Null()], { description: 'The eventId member or parameter, when one was sent' }),
+  signatureValid: Type.Optional(Type.Boolean({ description: 'Present when X-Webhook-Signature was sent: whether it verified' })),
+});

@@ -1,0 +1,66 @@
+import { expect } from 'vitest';
+import type { TestGateway, TestMerchant } from '../helpers/gateway.js';
+
+export const payer = {
+  name: 'Jane Doe',
+  email: 'jane@example.com',
+  phoneNumber: '4915112345678',
+  address: '1 Main Street',
+  city: 'Berlin',
+  state: 'BE',
+  postalCode: '10115',
+  country: 'DE',
+};
+
+/** decisions.md "Sandbox behaviour". */
+export const CARDS = {
+  visa: '4242424242424242',
+  mastercard: '5555555555554444',
+  amex: '378282246310005',
+  otherLuhn: '4111111111111111',
+  doNotHonor: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+  expiredCard: '4000000000000069',
+  notPermitted: '4000000000000572',
+  exceedsLimit: '4000000000000614',
+  processorError: '4000000000000119',
+  answersLater: '4000000000000994',
+  challengeApprove: '4000002760003184',
+  challengeDecline: '4000008400001629',
+  frictionless: '4000000000003220',
+} as const;
+
+export const DECLINES: Array<[string, string]> = [
+  [CARDS.doNotHonor, '05'],
+  [CARDS.insufficientFunds, '51'],
+  [CARDS.expiredCard, '54'],
+  [CARDS.notPermitted, '57'],
+  [CARDS.exceedsLimit, '61'],
+];
+
+export const cvvFor = (number: string) => (number.startsWith('34') || number.startsWith('37') ? '1234' : '123');
+
+export function card(number: string) {
+  return { ...payer, number, expiration: '12/30', cvv: cvvFor(number) };
+}
+
+export function h2hCard(number: string, amount = 10.5, unit = 'EUR') {
+  return { ...card(number), amount, unit };
+}
+
+export async function createRequest(gw: TestGateway, merchant: TestMerchant, amount = 10.5, currency = 'EUR', key = merchant.apiKey): Promise<number> {
+  const res = await gw.call('POST', '/payment-requests', { apiKey: key, body: { amount, currency, reference: `order-${Math.random().toString(36).slice(2)}` } });
+  expect(res.status, res.text).toBe(200);
+  return res.body.paymentRequestId;
+}
+
+/** Polls until the payment leaves `status` (callbacks arrive asynchronously over real HTTP). */
+export async function waitForStatus(gw: TestGateway, merchant: TestMerchant, paymentId: number, leave: string, timeoutMs = 10_000) {
+  const started = Date.now();
+  for (;;) {
+    await gw.runJobs();
+    const res = await gw.call('GET', `/payments/${paymentId}`, { apiKey: merchant.apiKey });
+    if (res.body.status !== leave || Date.now() - started > timeoutMs) return res.body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

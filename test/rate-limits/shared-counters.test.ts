@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import { storageKind } from '../helpers/database.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+// Two gateway instances on one Redis, as behind a load balancer. This file needs TEST_REDIS_URL
+// (scripts/test.sh starts Redis and exports it) and fails rather than skips without it.
+const MAX = 5;
+const WINDOW = 60;
+const shareDatabase = storageKind() === 'postgres';
+
+let a: TestGateway;
+let b: TestGateway;
+const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
+
+beforeAll(async () => {
+  const redisUrl = process.env.TEST_REDIS_URL;
+  if (!redisUrl) {
+    throw new Error('TEST_REDIS_URL is not set: run TEST_REDIS_URL=$(scripts/redis-server.sh start) npx vitest run, or scripts/test.sh');
+  }
+  const env = {
+    RATE_LIMIT_MAX: String(MAX),
+    RATE_LIMIT_WINDOW_SECONDS: String(WINDOW),
+    REDIS_URL: redisUrl,
+    // One deployment: the counters' namespace comes from the secret every instance shares.
+    JWT_SECRET: randomBytes(24).toString('hex'),
+  };
+  a = await startTestGateway({ env, clock });
+  // On PostgreSQL both instances use one database, as in production; PGlite cannot be shared.
+  b = await startTestGateway({ env: { ...env, ...(shareDatabase ? { DATABASE_URL: a.config.databaseUrl! } : {}) }, clock });
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+function startOfNextWindow(): void {
+  clock.advance(WINDOW - ((clock.now().getTime() / 1000) % WINDOW));
+}
+
+it(`counts calls on both instances against one quota (${shareDatabase ? 'one API key' : 'one client address'})`, async () => {
+  startOfNextWindow();
+  // On one shared database an API key works on both instances; on PGlite the stores differ,
+  // so the shared quota shown is the client address's on an unauthenticated route.
+  const [path, apiKey] = shareDatabase ? ['/ping', (await a.merchant()).apiKey] : ['/openapi.json', undefined];
+  const calls = [a, a, a, b, b];
+  for (const [i, gw] of calls.entries()) {
+    const res = await gw.call('GET', path, { apiKey });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit')).toBe(`"default";r=${MAX - i - 1};t=${WINDOW}`);
+  }
+  const sixth = await b.call('GET', path, { apiKey });
+  expect(sixth.status).toBe(429);
+  expect(sixth.body).toMatchObject({ error: 'RATE_LIMIT_EXCEEDED', code: 'RATE001', details: { limit: MAX, window: WINDOW, retryAfter: WINDOW } });
+  expect(sixth.headers.get('retry-after')).toBe(String(WINDOW));
+  expect((await a.call('GET', path, { apiKey })).status).toBe(429);
+});
+
+it('shares the per-address quota of unauthenticated routes, and both instances serve again in the next window', async () => {
+  startOfNextWindow();
+  for (const gw of [a, b, a, b, a]) expect((await gw.call('GET', '/no-such-route')).status).toBe(404);
+  expect((await b.call('GET', '/no-such-route')).status).toBe(429);
+  expect((await a.call('GET', '/openapi.json')).status).toBe(429);
+
+  startOfNextWindow();
+  const res = await b.call('GET', '/openapi.json');
+  expect(res.status).toBe(200);
+  expect(res.headers.get('ratelimit')).toBe(`"default";r=${MAX - 1};t=${WINDOW}`);
+  expect((await a.call('GET', '/openapi.json')).headers.get('ratelimit')).toBe(`"default";r=${MAX - 2};t=${WINDOW}`);
+});
