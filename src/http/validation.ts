@@ -9,10 +9,10 @@ import { AppError } from '../errors.js';
  * Path and query parameters are strings on the wire and are coerced.
  */
 const strictAjv = addFormats.default(
-  new Ajv.default({ coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true, strict: false }),
+  new Ajv.default({ coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: true, strict: false }),
 );
 const coercingAjv = addFormats.default(
-  new Ajv.default({ coerceTypes: true, allErrors: true, removeAdditional: false, useDefaults: true, strict: false }),
+  new Ajv.default({ coerceTypes: true, allErrors: true, verbose: true, removeAdditional: false, useDefaults: true, strict: false }),
 );
 
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
