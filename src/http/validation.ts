@@ -8,11 +8,12 @@ import { AppError } from '../errors.js';
  * and every error collected, so a VALIDATION_ERROR can name every missing field at once.
  * Path and query parameters are strings on the wire and are coerced.
  */
+// verbose: errors carry the offending value (details.value) and the schema that failed.
 const strictAjv = addFormats.default(
-  new Ajv.default({ coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: true, strict: false }),
+  new Ajv.default({ coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true }),
 );
 const coercingAjv = addFormats.default(
-  new Ajv.default({ coerceTypes: true, allErrors: true, verbose: true, removeAdditional: false, useDefaults: true, strict: false }),
+  new Ajv.default({ coerceTypes: true, allErrors: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true }),
 );
 
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {

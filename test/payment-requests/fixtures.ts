@@ -4,7 +4,7 @@ import type { CallResult, TestGateway } from '../helpers/gateway.js';
 let counter = 0;
 
 /** A valid creation body; tests override one field at a time. */
-export const requestBody = (overrides: Record<string, unknown> = {}) => ({
+export const requestBody = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   amount: 25.5,
   currency: 'EUR',
   reference: `order-${++counter}`,
@@ -14,7 +14,14 @@ export const requestBody = (overrides: Record<string, unknown> = {}) => ({
 export async function createRequest(gw: TestGateway, apiKey: string, overrides: Record<string, unknown> = {}) {
   const res = await gw.call('POST', '/payment-requests', { apiKey, body: requestBody(overrides) });
   expect(res.status, res.text).toBe(200);
-  return res.body as { paymentRequestId: number; [field: string]: any };
+  return res.body as CreatedRequest;
+}
+
+export interface CreatedRequest {
+  paymentRequestId: number;
+  reference: string;
+  checkoutUrl: string;
+  [field: string]: any;
 }
 
 export async function mintToken(gw: TestGateway, apiKey: string, paymentRequestId: number): Promise<string> {
