@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
+import { checkoutCors } from './http/cors.js';
 import { authenticate, type CheckoutTokenVerifier } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
 import { registerJsonParsers } from './http/json-body.js';
@@ -18,6 +19,8 @@ import { createAccessTokens, type AccessTokens } from './modules/auth/jwt.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { CallbackHandlers } from './modules/callbacks/dispatch.js';
 import { callbackRoutes } from './modules/callbacks/routes.js';
+import { checkoutSessionRoutes } from './modules/checkout-sessions/routes.js';
+import { paymentRequestRoutes } from './modules/payment-requests/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import type { Db, Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
@@ -88,6 +91,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJsonParsers(app);
   const catalog = new RouteCatalog();
   app.addHook('onRoute', (route) => catalog.add(route));
+  checkoutCors(app, config.checkoutUrl);
 
   // Order matters: transport and version checks before credentials, credentials before any body work.
   app.addHook('onRequest', securityHeaders);
@@ -124,6 +128,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   systemRoutes(app, ctx);
   authRoutes(app, ctx);
   callbackRoutes(app, ctx);
+  paymentRequestRoutes(app, ctx);
+  checkoutSessionRoutes(app, ctx);
   openApiRoutes(app, catalog, config);
 
   await app.ready();

@@ -131,10 +131,22 @@ export interface CallbackEventsTable {
   processing_error: string | null;
 }
 
+export interface CheckoutSessionsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  livemode: boolean;
+  payment_request_id: number;
+  /** SHA-256 of the token; the token itself is never stored. */
+  token_hash: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
 export interface Database {
   callback_events: CallbackEventsTable;
   payment_requests: PaymentRequestsTable;
   customers: CustomersTable;
+  checkout_sessions: CheckoutSessionsTable;
   jobs: JobsTable;
   merchants: MerchantsTable;
   users: UsersTable;
