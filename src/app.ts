@@ -15,6 +15,7 @@ import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
 import { createAccessTokens, type AccessTokens } from './modules/auth/jwt.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { customerRoutes } from './modules/customers/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import type { Db, Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
@@ -112,6 +113,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.all(V1_GONE_PATH, { schema: { hide: true }, config: { auth: 'none' } }, async (request) => v1Gone(request));
   systemRoutes(app, ctx);
   authRoutes(app, ctx);
+  customerRoutes(app, ctx);
   openApiRoutes(app, catalog, config);
 
   await app.ready();
