@@ -255,3 +255,23 @@ describe('GET /customers', () => {
     expect(none.body).toEqual({ data: [], hasMore: false, nextCursor: null });
   });
 });
+
+describe('documentation', () => {
+  it('/openapi.json describes every customer route with its schema', async () => {
+    const { body: doc } = await gw.call('GET', '/openapi.json');
+    expect(Object.keys(doc.paths['/customers']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/customers/{id}']).sort()).toEqual(['get', 'patch']);
+    const create = doc.paths['/customers'].post;
+    expect(create.tags).toEqual(['Customers']);
+    expect(create.requestBody.content['application/json-patch+json'].schema.required.sort()).toEqual(['email', 'name']);
+    expect(Object.keys(create.responses['200'].content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['id', 'name', 'email', 'ownerId', 'userId', 'ownerName', 'address', 'phone', 'memberId', 'hasPaymentRequests', 'totalDeposits', 'createDate']),
+    );
+    expect(create.responses['400'].content).toHaveProperty(['application/problem+json']);
+    expect(create.responses['401'].content).toHaveProperty(['application/json']);
+    expect(create.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+    expect(doc.paths['/customers'].get.parameters.map((p: { name?: string }) => p.name)).toEqual(
+      expect.arrayContaining(['limit', 'cursor', 'email', 'memberId']),
+    );
+  });
+});
