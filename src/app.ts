@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
 import { authenticate, type CheckoutTokenVerifier } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
+import { idempotencyHooks } from './http/idempotency.js';
 import { registerJsonParsers } from './http/json-body.js';
 import { routeNotFound } from './http/not-found.js';
 import { openApiRoutes, RouteCatalog } from './http/openapi.js';
@@ -91,6 +92,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // ctx is read per request, so a module registered below can plug in the checkout verifier.
   app.addHook('onRequest', authenticate(ctx));
   app.addHook('preValidation', ignoreUnknownBodyFields);
+  // After credentials and validation: only a merchant's valid requests claim an idempotency key.
+  idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
