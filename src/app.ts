@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { checkoutCors } from './http/cors.js';
 import { authenticate, type CheckoutTokenVerifier } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
+import { idempotencyHooks } from './http/idempotency.js';
 import { registerJsonParsers } from './http/json-body.js';
 import { routeNotFound } from './http/not-found.js';
 import { openApiRoutes, RouteCatalog } from './http/openapi.js';
@@ -21,6 +22,7 @@ import { CallbackHandlers } from './modules/callbacks/dispatch.js';
 import { callbackRoutes } from './modules/callbacks/routes.js';
 import { checkoutSessionRoutes } from './modules/checkout-sessions/routes.js';
 import { paymentRequestRoutes } from './modules/payment-requests/routes.js';
+import { customerRoutes } from './modules/customers/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import type { Db, Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
@@ -105,6 +107,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', rateLimiter.onRequest);
   app.addHook('preValidation', rateLimiter.onLoginBody);
   app.addHook('preValidation', ignoreUnknownBodyFields);
+  // After credentials and validation: only a merchant's valid requests claim an idempotency key.
+  idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -130,6 +134,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   callbackRoutes(app, ctx);
   paymentRequestRoutes(app, ctx);
   checkoutSessionRoutes(app, ctx);
+  customerRoutes(app, ctx);
   openApiRoutes(app, catalog, config);
 
   await app.ready();

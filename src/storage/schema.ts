@@ -142,11 +142,28 @@ export interface CheckoutSessionsTable {
   created_at: Timestamp;
 }
 
+export interface IdempotencyKeysTable {
+  merchant_id: number;
+  key: string;
+  /** SHA-256 hex of method, path, key mode and raw body. */
+  fingerprint: string;
+  request_method: string;
+  request_path: string;
+  claim_token: string;
+  claimed_at: Timestamp;
+  expires_at: Timestamp;
+  /** Null while the first request is still running. */
+  response_status: number | null;
+  response_content_type: string | null;
+  response_body: string | null;
+}
+
 export interface Database {
   callback_events: CallbackEventsTable;
   payment_requests: PaymentRequestsTable;
   customers: CustomersTable;
   checkout_sessions: CheckoutSessionsTable;
+  idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   merchants: MerchantsTable;
   users: UsersTable;
