@@ -2,8 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
+import { checkoutCors } from './http/cors.js';
 import { authenticate, type CheckoutTokenVerifier } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
+import { idempotencyHooks } from './http/idempotency.js';
 import { registerJsonParsers } from './http/json-body.js';
 import { routeNotFound } from './http/not-found.js';
 import { openApiRoutes, RouteCatalog } from './http/openapi.js';
@@ -18,6 +20,9 @@ import { createAccessTokens, type AccessTokens } from './modules/auth/jwt.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { CallbackHandlers } from './modules/callbacks/dispatch.js';
 import { callbackRoutes } from './modules/callbacks/routes.js';
+import { checkoutSessionRoutes } from './modules/checkout-sessions/routes.js';
+import { paymentRequestRoutes } from './modules/payment-requests/routes.js';
+import { customerRoutes } from './modules/customers/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { createVault, parseVaultKeys, type Vault } from './modules/cards/vault.js';
 import { paymentRoutes } from './modules/payments/routes.js';
@@ -98,6 +103,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   registerJsonParsers(app);
   const catalog = new RouteCatalog();
   app.addHook('onRoute', (route) => catalog.add(route));
+  checkoutCors(app, config.checkoutUrl);
 
   // Order matters: transport and version checks before credentials, credentials before any body work.
   app.addHook('onRequest', securityHeaders);
@@ -111,6 +117,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', rateLimiter.onRequest);
   app.addHook('preValidation', rateLimiter.onLoginBody);
   app.addHook('preValidation', ignoreUnknownBodyFields);
+  // After credentials and validation: only a merchant's valid requests claim an idempotency key.
+  idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -134,6 +142,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   systemRoutes(app, ctx);
   authRoutes(app, ctx);
   callbackRoutes(app, ctx);
+  paymentRequestRoutes(app, ctx);
+  checkoutSessionRoutes(app, ctx);
+  customerRoutes(app, ctx);
   paymentRoutes(app, ctx, { db: ctx.db, clock, vault: ctx.vault, processors: ctx.processors, checkoutUrl: config.checkoutUrl });
   openApiRoutes(app, catalog, config);
 

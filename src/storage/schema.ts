@@ -131,6 +131,33 @@ export interface CallbackEventsTable {
   processing_error: string | null;
 }
 
+export interface CheckoutSessionsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  livemode: boolean;
+  payment_request_id: number;
+  /** SHA-256 of the token; the token itself is never stored. */
+  token_hash: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  merchant_id: number;
+  key: string;
+  /** SHA-256 hex of method, path, key mode and raw body. */
+  fingerprint: string;
+  request_method: string;
+  request_path: string;
+  claim_token: string;
+  claimed_at: Timestamp;
+  expires_at: Timestamp;
+  /** Null while the first request is still running. */
+  response_status: number | null;
+  response_content_type: string | null;
+  response_body: string | null;
+}
+
 export type PaymentStatus = 'pending' | 'requires_action' | 'authorized' | 'succeeded' | 'failed' | 'canceled';
 export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -207,13 +234,15 @@ export interface OutboxEventsTable {
 }
 
 export interface Database {
-  callback_events: CallbackEventsTable;
   cards: CardsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;
   outbox_events: OutboxEventsTable;
+  callback_events: CallbackEventsTable;
   payment_requests: PaymentRequestsTable;
   customers: CustomersTable;
+  checkout_sessions: CheckoutSessionsTable;
+  idempotency_keys: IdempotencyKeysTable;
   jobs: JobsTable;
   merchants: MerchantsTable;
   users: UsersTable;

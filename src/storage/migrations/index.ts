@@ -2,6 +2,8 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_jobs.js';
 import * as m0003 from './0003_payment_requests_customers.js';
+import * as m0004 from './0004_checkout_sessions.js';
+import * as m0005 from './0005_idempotency.js';
 import * as m0006 from './0006_callback_events.js';
 import * as m0007 from './0007_payments.js';
 
@@ -10,6 +12,8 @@ const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_jobs': m0002,
   '0003_payment_requests_customers': m0003,
+  '0004_checkout_sessions': m0004,
+  '0005_idempotency': m0005,
   '0006_callback_events': m0006,
   '0007_payments': m0007,
 };

@@ -1,0 +1,223 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App, AppContext } from '../app.js';
+import { AppError } from '../errors.js';
+import { randomBase62, sha256Hex } from '../lib/crypto.js';
+import type { Db } from '../storage/db.js';
+
+/**
+ * Idempotency keys (decisions.md, Idempotency) for every POST of a merchant caller (API key or
+ * checkout token). Stored in the database, so they hold across instances and restarts:
+ *
+ * - preHandler claims (merchant, key) with one atomic insert … on conflict. Whoever inserts the
+ *   row runs the request; everyone else reads the row once and gets the stored response
+ *   (replayed byte for byte, `Idempotent-Replayed: true`), 422 for a different request, or 409
+ *   while the first is still running.
+ * - onSend stores the final response on the claim. 5xx responses are not stored: the claim is
+ *   released so a retry with the same key runs again.
+ * - Validation runs before preHandler, so rejected requests never claim a key.
+ *
+ * Requests without a key cost nothing; with a key, two small queries (claim + store, or
+ * claim + read).
+ */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** An in-flight claim this old belongs to a crashed or stuck instance and may be taken over. */
+export const STALE_CLAIM_SECONDS = 60;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** Expired rows of the merchant deleted with each stored response, keeping the table at about a day of keys. */
+const SWEEP_BATCH = 20;
+
+interface Claim {
+  merchantId: number;
+  key: string;
+  token: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set while this request holds an idempotency claim it must complete or release. */
+    idempotencyClaim?: Claim;
+  }
+}
+
+export function idempotencyHooks(app: App, ctx: AppContext): void {
+  app.addHook('preHandler', (request, reply) => claimOrReplay(ctx, request, reply));
+  app.addHook('onSend', async (request, reply, payload) => {
+    await finishClaim(ctx, request, reply, payload);
+    return payload;
+  });
+}
+
+async function claimOrReplay(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const actor = request.actor;
+  // Unauthenticated POSTs (login, callbacks) and control-panel users have no merchant scope to key on.
+  if (request.method !== 'POST' || !actor || actor.kind === 'user') return;
+  const key = idempotencyKeyOf(request);
+  if (key === undefined) return;
+
+  const path = request.url;
+  // The key mode is part of "the same request": a live key never receives a test-mode response.
+  const fingerprint = sha256Hex(`${request.method}\n${path}\n${actor.mode}\n${request.rawBody ?? ''}`);
+  const now = ctx.clock.now();
+  const token = randomBase62(24);
+  const claimed = await tryClaim(ctx.db, now, { merchantId: actor.merchantId, key, fingerprint, method: request.method, path, token });
+  if (claimed) {
+    request.idempotencyClaim = { merchantId: actor.merchantId, key, token };
+    return;
+  }
+
+  const existing = await ctx.db
+    .selectFrom('idempotency_keys')
+    .select(['fingerprint', 'request_method', 'request_path', 'response_status', 'response_content_type', 'response_body'])
+    .where('merchant_id', '=', actor.merchantId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (existing && existing.fingerprint !== fingerprint) {
+    throw new AppError(
+      'IDEMPOTENCY_KEY_MISMATCH',
+      `This idempotency key was already used for a different request (first: ${existing.request_method} ${existing.request_path}); use a new key for a new request`,
+      { details: { idempotencyKey: key, firstRequest: `${existing.request_method} ${existing.request_path}` } },
+    );
+  }
+  // No row: the first request just failed with a 5xx and released the key; a retry will run.
+  if (!existing || existing.response_status === null) {
+    throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this idempotency key is still being processed; retry shortly', {
+      details: { idempotencyKey: key },
+      headers: { 'Retry-After': '1' },
+    });
+  }
+  reply.code(existing.response_status).header('Idempotent-Replayed', 'true');
+  if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
+  return reply.send(existing.response_body ?? '');
+}
+
+/** X-Idempotency-Key, or the IETF draft's Idempotency-Key; both at once must agree. */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const first = (name: string) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const primary = first('x-idempotency-key');
+  const alternative = first('idempotency-key');
+  if (primary !== undefined && alternative !== undefined && primary !== alternative) {
+    throw new AppError('INVALID_FORMAT', 'X-Idempotency-Key and Idempotency-Key differ; send one of them', {
+      details: { field: 'Idempotency-Key', value: alternative },
+    });
+  }
+  const key = primary ?? alternative;
+  if (key !== undefined && (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+    throw new AppError('INVALID_FORMAT', `X-Idempotency-Key must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, {
+      details: { field: 'X-Idempotency-Key', value: key },
+    });
+  }
+  return key;
+}
+
+interface ClaimInput {
+  merchantId: number;
+  key: string;
+  fingerprint: string;
+  method: string;
+  path: string;
+  token: string;
+}
+
+/**
+ * One statement, atomic across instances: a new key is inserted; an expired row, or a stale
+ * in-flight claim of the same request, is overwritten; any other existing row is left alone
+ * and nothing comes back.
+ */
+async function tryClaim(db: Db, now: Date, input: ClaimInput): Promise<boolean> {
+  const staleBefore = new Date(now.getTime() - STALE_CLAIM_SECONDS * 1000);
+  const fresh = {
+    fingerprint: input.fingerprint,
+    request_method: input.method,
+    request_path: input.path,
+    claim_token: input.token,
+    claimed_at: now,
+    expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
+    response_status: null,
+    response_content_type: null,
+    response_body: null,
+  };
+  const row = await db
+    .insertInto('idempotency_keys')
+    .values({ merchant_id: input.merchantId, key: input.key, ...fresh })
+    .onConflict((oc) =>
+      oc
+        .columns(['merchant_id', 'key'])
+        .doUpdateSet(fresh)
+        .where((eb) =>
+          eb.or([
+            eb('idempotency_keys.expires_at', '<=', now),
+            eb.and([
+              eb('idempotency_keys.response_status', 'is', null),
+              eb('idempotency_keys.claimed_at', '<=', staleBefore),
+              eb('idempotency_keys.fingerprint', '=', input.fingerprint),
+            ]),
+          ]),
+        ),
+    )
+    .returning('claim_token')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+  const claim = request.idempotencyClaim;
+  if (!claim) return;
+  // Cleared first: if anything below fails, the error response must not try to finish it again.
+  request.idempotencyClaim = undefined;
+  const body = storableBody(payload);
+  try {
+    if (reply.statusCode >= 500 || body === undefined) {
+      // Server failures are retryable: release the key so the retry runs again. (Streams cannot be replayed.)
+      await ctx.db
+        .deleteFrom('idempotency_keys')
+        .where('merchant_id', '=', claim.merchantId)
+        .where('key', '=', claim.key)
+        .where('claim_token', '=', claim.token)
+        .execute();
+      return;
+    }
+    const now = ctx.clock.now();
+    const contentType = reply.getHeader('content-type');
+    await ctx.db
+      // Piggy-backed cleanup: each stored response deletes a few of the merchant's expired keys, so
+      // the table holds about a day of keys without a background job (and no extra round trip).
+      .with('swept', (qb) =>
+        qb
+          .deleteFrom('idempotency_keys')
+          .where('merchant_id', '=', claim.merchantId)
+          .where('expires_at', '<=', now)
+          .where('key', 'in', (sub) =>
+            sub
+              .selectFrom('idempotency_keys')
+              .select('key')
+              .where('merchant_id', '=', claim.merchantId)
+              .where('expires_at', '<=', now)
+              .limit(SWEEP_BATCH),
+          ),
+      )
+      .updateTable('idempotency_keys')
+      .set({
+        response_status: reply.statusCode,
+        response_content_type: contentType === undefined ? null : String(contentType),
+        response_body: body,
+      })
+      .where('merchant_id', '=', claim.merchantId)
+      .where('key', '=', claim.key)
+      .where('claim_token', '=', claim.token)
+      .execute();
+  } catch (error) {
+    // The response still goes out; the key stays claimed until it turns stale and a retry takes it over.
+    request.log.error({ err: error, idempotencyKey: claim.key }, 'could not store the idempotent response');
+  }
+}
+
+/** The serialized body as text; undefined for a stream, which cannot be replayed. */
+function storableBody(payload: unknown): string | undefined {
+  if (payload === undefined || payload === null) return '';
+  if (typeof payload === 'string') return payload;
+  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
+  return undefined;
+}

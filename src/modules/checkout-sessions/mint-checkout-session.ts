@@ -1,0 +1,31 @@
+import { notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../storage/db.js';
+import { findPaymentRequest, type MerchantScope } from '../payment-requests/repository.js';
+import { assertOpen } from '../payment-requests/status.js';
+import { insertCheckoutSession } from './repository.js';
+import { CHECKOUT_TOKEN_TTL_SECONDS, generateCheckoutToken } from './tokens.js';
+
+/**
+ * Mints a token bound to one open payment request. The token is returned once and stored
+ * only as a hash. Several live tokens per request are fine (a payer may reload the page);
+ * whatever they are used for re-checks the request's status.
+ */
+export async function mintCheckoutSession(db: Db, clock: Clock, scope: MerchantScope, paymentRequestId: number) {
+  const request = await findPaymentRequest(db, scope, paymentRequestId);
+  if (!request) throw notFound(`payment request ${paymentRequestId}`);
+  const now = clock.now();
+  assertOpen(request, now, 'get a checkout session token');
+
+  const { token, hash } = generateCheckoutToken();
+  const expiresAt = new Date(now.getTime() + CHECKOUT_TOKEN_TTL_SECONDS * 1000);
+  await insertCheckoutSession(db, {
+    merchant_id: scope.merchantId,
+    livemode: scope.livemode,
+    payment_request_id: request.id,
+    token_hash: hash,
+    expires_at: expiresAt,
+    created_at: now,
+  });
+  return { token, paymentRequestId: request.id, expiresAt: expiresAt.toISOString(), ttlSeconds: CHECKOUT_TOKEN_TTL_SECONDS };
+}

@@ -1,0 +1,78 @@
+import type { FastifyRequest } from 'fastify';
+import type { App, AppContext } from '../../app.js';
+import { AppError, notFound } from '../../errors.js';
+import { requireMerchant } from '../../http/credentials.js';
+import { createCustomer } from './create-customer.js';
+import { listCustomers } from './list-customers.js';
+import { findCustomer, type CustomerScope } from './repository.js';
+import { CreateCustomerBody, Customer, CustomerList, CustomerParams, ListCustomersQuery, UpdateCustomerBody } from './schemas.js';
+import { updateCustomer } from './update-customer.js';
+
+const tags = ['Customers'];
+
+/** Test keys see only test customers, live keys only live ones; another merchant's are simply not there. */
+function callerScope(request: FastifyRequest): CustomerScope & { userId: number } {
+  const actor = requireMerchant(request);
+  // Customer routes accept no checkout token (the credential check refuses it); this narrows the type.
+  if (actor.kind !== 'api_key') throw new AppError('FORBIDDEN', 'Customer records need an API key');
+  return { merchantId: actor.merchantId, livemode: actor.mode === 'live', userId: actor.userId };
+}
+
+export function customerRoutes(app: App, ctx: AppContext): void {
+  app.post(
+    '/customers',
+    {
+      schema: { summary: 'Create a customer record', tags, body: CreateCustomerBody, response: { 200: Customer } },
+      config: { auth: 'api_key' },
+    },
+    async (request) => {
+      const scope = callerScope(request);
+      return ctx.db.transaction().execute((trx) => createCustomer(trx, ctx.clock, scope, request.body));
+    },
+  );
+
+  app.get(
+    '/customers',
+    {
+      schema: {
+        summary: 'List customer records, newest first',
+        tags,
+        querystring: ListCustomersQuery,
+        response: { 200: CustomerList },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request) => listCustomers(ctx.db, callerScope(request), request.query),
+  );
+
+  app.get(
+    '/customers/:id',
+    {
+      schema: { summary: 'Get a customer record', tags, params: CustomerParams, response: { 200: Customer } },
+      config: { auth: 'api_key' },
+    },
+    async (request) => {
+      const customer = await findCustomer(ctx.db, callerScope(request), request.params.id);
+      if (!customer) throw notFound('customer');
+      return customer;
+    },
+  );
+
+  app.patch(
+    '/customers/:id',
+    {
+      schema: {
+        summary: 'Change a customer record',
+        tags,
+        params: CustomerParams,
+        body: UpdateCustomerBody,
+        response: { 200: Customer },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request) => {
+      const scope = callerScope(request);
+      return ctx.db.transaction().execute((trx) => updateCustomer(trx, ctx.clock, scope, request.params.id, request.body));
+    },
+  );
+}

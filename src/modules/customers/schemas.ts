@@ -1,0 +1,84 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * Customer records (spec "Customer"). Bounds the spec leaves open follow its payer fields:
+ * name and e-mail up to 100, phone 10-14 digits with country code, address up to 100;
+ * memberId (the merchant's own id for the customer) 1-64 and unique per merchant and mode.
+ * Server-owned fields (id, ownerId, userId, ownerName, hasPaymentRequests, totalDeposits,
+ * createDate) are not in the bodies, so a client sending them is ignored (X-Ignored-Fields).
+ */
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const name = Type.String({ minLength: 1, maxLength: 100, description: "The customer's name" });
+const email = Type.String({ format: 'email', maxLength: 100, description: "The customer's e-mail address" });
+const address = Type.String({ maxLength: 100, description: 'Postal address' });
+const phone = Type.String({ minLength: 10, maxLength: 14, pattern: '^\\d+$', description: 'Digits only, country code included' });
+const memberId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: "The merchant's own identifier for the customer; unique per merchant and mode",
+});
+
+export const CreateCustomerBody = Type.Object({
+  name,
+  email,
+  address: Type.Optional(nullable(address)),
+  phone: Type.Optional(nullable(phone)),
+  memberId: Type.Optional(nullable(memberId)),
+});
+export type CreateCustomerInput = Static<typeof CreateCustomerBody>;
+
+export const UpdateCustomerBody = Type.Object(
+  {
+    name: Type.Optional(name),
+    email: Type.Optional(email),
+    address: Type.Optional(nullable(address)),
+    phone: Type.Optional(nullable(phone)),
+    memberId: Type.Optional(nullable(memberId)),
+  },
+  { description: 'Only the fields sent change (at least one); null clears address, phone or memberId' },
+);
+export type UpdateCustomerInput = Static<typeof UpdateCustomerBody>;
+export const UPDATABLE_FIELDS = Object.keys(UpdateCustomerBody.properties) as (keyof UpdateCustomerInput)[];
+
+export const CustomerParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Customer id' }),
+});
+
+export const ListCustomersQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size (default 20)' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'nextCursor of the previous page' })),
+  email: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only customers with exactly this e-mail' })),
+  memberId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only the customer with this memberId' })),
+});
+export type ListCustomersInput = Static<typeof ListCustomersQuery>;
+
+export const Customer = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  email: Type.String({ format: 'email' }),
+  ownerId: Type.Integer({ description: 'The merchant that owns the record' }),
+  userId: Type.Integer({ description: 'The user whose API key created the record' }),
+  ownerName: Type.String({ description: "The merchant's name" }),
+  address: nullable(Type.String()),
+  phone: nullable(Type.String()),
+  memberId: nullable(Type.String()),
+  hasPaymentRequests: Type.Boolean({ description: 'Whether any payment request names this customer' }),
+  totalDeposits: Type.Number({
+    description:
+      'Net amount paid (paid minus refunded) over all of the customer\'s payment requests, in major units. ' +
+      'Amounts in different currencies are added at face value (no exchange rates); depositsByCurrency splits them.',
+  }),
+  depositsByCurrency: Type.Record(Type.String(), Type.Number(), {
+    description: 'Net amount paid per currency of the customer\'s payment requests, in major units of that currency',
+  }),
+  createDate: Type.String({ format: 'date-time' }),
+});
+export type Customer = Static<typeof Customer>;
+
+export const CustomerList = Type.Object({
+  data: Type.Array(Customer),
+  hasMore: Type.Boolean(),
+  nextCursor: nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last page' })),
+});
+export type CustomerList = Static<typeof CustomerList>;

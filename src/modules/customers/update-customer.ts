@@ -1,0 +1,36 @@
+import { AppError, notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Db } from '../../storage/db.js';
+import { memberIdTaken } from './create-customer.js';
+import { findCustomer, isMemberIdTaken, updateCustomerRow, type CustomerChanges, type CustomerScope } from './repository.js';
+import { UPDATABLE_FIELDS, type Customer, type UpdateCustomerInput } from './schemas.js';
+
+/**
+ * Changes the fields sent (absent = unchanged, null = cleared). An empty change is refused
+ * rather than treated as a no-op: it is almost always a client bug (a misspelt field name,
+ * visible in X-Ignored-Fields). The caller owns the transaction.
+ */
+export async function updateCustomer(
+  trx: Db,
+  clock: Clock,
+  scope: CustomerScope,
+  id: number,
+  input: UpdateCustomerInput,
+): Promise<Customer> {
+  const { memberId, ...rest } = input;
+  const changes: CustomerChanges = { ...rest, ...(memberId !== undefined ? { member_id: memberId } : {}) };
+  if (Object.keys(changes).length === 0) {
+    throw new AppError('VALIDATION_ERROR', `Send at least one field to change: ${UPDATABLE_FIELDS.join(', ')}`, {
+      details: { missingFields: [], expectedAnyOf: UPDATABLE_FIELDS },
+    });
+  }
+  let updated: boolean;
+  try {
+    updated = await updateCustomerRow(trx, scope, id, changes, clock.now());
+  } catch (error) {
+    if (isMemberIdTaken(error)) throw memberIdTaken(memberId);
+    throw error;
+  }
+  if (!updated) throw notFound('customer');
+  return (await findCustomer(trx, scope, id))!;
+}

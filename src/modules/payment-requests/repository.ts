@@ -1,0 +1,94 @@
+import type { Insertable } from 'kysely';
+import type { ApiKeyActor, CheckoutActor } from '../../http/credentials.js';
+import type { Db } from '../../storage/db.js';
+import type { PaymentRequestStatus, PaymentRequestsTable } from '../../storage/schema.js';
+import { hasEffectiveStatus, openAt } from './status.js';
+
+/** One merchant in one mode: test keys see only livemode=false rows, live keys only livemode=true. */
+export interface MerchantScope {
+  merchantId: number;
+  livemode: boolean;
+}
+
+export const scopeOf = (actor: ApiKeyActor | CheckoutActor): MerchantScope => ({
+  merchantId: actor.merchantId,
+  livemode: actor.mode === 'live',
+});
+
+export async function insertPaymentRequest(db: Db, values: Insertable<PaymentRequestsTable>) {
+  return db.insertInto('payment_requests').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findPaymentRequest(db: Db, scope: MerchantScope, id: number) {
+  return db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .executeTakeFirst();
+}
+
+export interface PaymentRequestFilter {
+  /** Rows with a smaller id than this (the cursor position). */
+  beforeId?: number;
+  status?: PaymentRequestStatus;
+  reference?: string;
+  customerId?: number;
+  createdFrom?: Date;
+  createdTo?: Date;
+}
+
+/** Newest first. `now` decides which open requests have already expired. */
+export async function listPaymentRequests(db: Db, scope: MerchantScope, filter: PaymentRequestFilter, limit: number, now: Date) {
+  let query = db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode);
+  if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+  if (filter.status !== undefined) query = query.where((eb) => hasEffectiveStatus(eb, filter.status!, now));
+  if (filter.reference !== undefined) query = query.where('reference', '=', filter.reference);
+  if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
+  if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdTo !== undefined) query = query.where('created_at', '<=', filter.createdTo);
+  return query.orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** open → canceled; no row back means the request is missing or no longer open. */
+export async function cancelOpenPaymentRequest(db: Db, scope: MerchantScope, id: number, now: Date) {
+  return db
+    .updateTable('payment_requests')
+    .set({ status: 'canceled', updated_at: now })
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where((eb) => openAt(eb, now))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** open → expired once expiresAt has passed; no row back means there was nothing to expire. */
+export async function expireOpenPaymentRequest(db: Db, merchantId: number, id: number, now: Date) {
+  return db
+    .updateTable('payment_requests')
+    .set({ status: 'expired', updated_at: now })
+    .where('id', '=', id)
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'open')
+    .where('expires_at', '<=', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Customers are read here, never written: the customers module owns the table. */
+export async function customerExists(db: Db, scope: MerchantScope, customerId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('id', '=', customerId)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,90 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** The one source of validation, types and OpenAPI for the payment request endpoints. */
+
+export const MAX_AMOUNT = 999_999_999.99;
+export const MAX_METADATA_KEYS = 20;
+
+const PAYMENT_REQUEST_STATUSES = ['open', 'processing', 'authorized', 'paid', 'partially_refunded', 'refunded', 'canceled', 'expired'] as const;
+export const PaymentRequestStatus = Type.Union(PAYMENT_REQUEST_STATUSES.map((s) => Type.Literal(s)));
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Ids are int64 in the API; JavaScript handles them exactly up to 2^53 - 1. */
+export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
+
+export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
+  maxProperties: MAX_METADATA_KEYS,
+  propertyNames: { minLength: 1, maxLength: 40 },
+  description: `Your own key-value pairs: at most ${MAX_METADATA_KEYS} keys of 1-40 characters, string values of at most 500 characters`,
+});
+
+export const CreatePaymentRequestBody = Type.Object({
+  amount: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: MAX_AMOUNT,
+    description: "Major units (19.99 EUR), with no more decimals than the currency's minor unit (0 for JPY, 3 for KWD)",
+  }),
+  currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code of an active currency; any case, answered upper-case' }),
+  reference: Type.String({ minLength: 1, maxLength: 100, description: 'Your own reference (order number)' }),
+  customerId: Type.Optional(Nullable(Id('A customer of yours, in the same mode as the key'))),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  expiresAt: Type.Optional(
+    Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 date-time in the future; the request then expires if still open' })),
+  ),
+  metadata: Type.Optional(Metadata),
+});
+export type CreatePaymentRequestInput = Static<typeof CreatePaymentRequestBody>;
+
+export const PaymentRequestRecord = Type.Object({
+  paymentRequestId: Type.Integer({ description: 'int64' }),
+  amount: Type.Number({ description: 'Major units' }),
+  currency: Type.String(),
+  reference: Type.String(),
+  status: PaymentRequestStatus,
+  amountPaid: Type.Number({ description: 'Major units' }),
+  amountRefunded: Type.Number({ description: 'Major units' }),
+  customerId: Nullable(Type.Integer()),
+  description: Nullable(Type.String()),
+  metadata: Type.Record(Type.String(), Type.String()),
+  createDate: Type.String({ format: 'date-time' }),
+  expiresAt: Nullable(Type.String({ format: 'date-time' })),
+  livemode: Type.Boolean(),
+  checkoutUrl: Type.String({ description: 'The hosted checkout page for this request; add a checkout session token as `token`' }),
+});
+export type PaymentRequestRecord = Static<typeof PaymentRequestRecord>;
+
+export const PaymentRequestIdParams = Type.Object({ id: Id('Payment request id') });
+
+export const ListPaymentRequestsQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page' })),
+  status: Type.Optional(PaymentRequestStatus),
+  reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Exact reference' })),
+  customerId: Type.Optional(Id('Customer id')),
+  createdFrom: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (inclusive)' })),
+  createdTo: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or before (inclusive)' })),
+});
+export type ListPaymentRequestsQuery = Static<typeof ListPaymentRequestsQuery>;
+
+export const PaymentRequestPage = Type.Object({
+  data: Type.Array(PaymentRequestRecord),
+  hasMore: Type.Boolean(),
+  nextCursor: Nullable(Type.String()),
+});
+
+export const LastPayment = Type.Object({
+  paymentId: Type.Integer(),
+  status: Type.String(),
+  declineCode: Nullable(Type.String()),
+});
+export type LastPayment = Static<typeof LastPayment>;
+
+export const PaymentRequestStatusRecord = Type.Object({
+  paymentRequestId: Type.Integer(),
+  status: PaymentRequestStatus,
+  amount: Type.Number({ description: 'Major units' }),
+  unit: Type.String({ description: 'Currency code' }),
+  referenceId: Type.String({ description: 'Your reference' }),
+  lastPayment: Nullable(LastPayment),
+});

@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type CallResult, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(async () => gw?.close());
+
+const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
+
+function post(m: TestMerchant, key: string | undefined, body: unknown = customer, options: { path?: string; apiKey?: string; header?: string } = {}) {
+  return gw.call('POST', options.path ?? '/customers', {
+    apiKey: options.apiKey ?? m.apiKey,
+    headers: key === undefined ? {} : { [options.header ?? 'x-idempotency-key']: key },
+    body,
+  });
+}
+
+const customerCount = async (m: TestMerchant) =>
+  (await gw.db.selectFrom('customers').select('id').where('merchant_id', '=', m.merchantId).execute()).length;
+
+function expectReplayOf(replay: CallResult, first: CallResult) {
+  expect(replay.status).toBe(first.status);
+  expect(replay.headers.get('content-type')).toBe(first.headers.get('content-type'));
+  expect(replay.text).toBe(first.text);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+}
+
+describe('same key, same request', () => {
+  it('replays the first response byte for byte, marked Idempotent-Replayed, without a second record', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    const first = await post(m, key);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+
+    gw.clock.advance(3600);
+    const replay = await post(m, key);
+    expectReplayOf(replay, first);
+    expect(replay.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+    expect(await customerCount(m)).toBe(1);
+  });
+
+  it('accepts the Idempotency-Key header as well, and /v2 is the same request', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    const first = await post(m, key, customer, { header: 'idempotency-key' });
+    const viaOtherHeader = await post(m, key, customer, { header: 'x-idempotency-key', path: '/v2/customers' });
+    expectReplayOf(viaOtherHeader, first);
+    expect(await customerCount(m)).toBe(1);
+  });
+
+  it('20 concurrent identical requests create exactly one customer; the rest replay it or answer 409', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(m, key)));
+
+    expect(await customerCount(m)).toBe(1);
+    const ok = results.filter((r) => r.status === 200);
+    const inUse = results.filter((r) => r.status === 409);
+    expect(ok.length + inUse.length).toBe(20);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => r.text)).size).toBe(1);
+    for (const r of inUse) {
+      expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(r.body).toMatchObject({ error: 'IDEMPOTENCY_KEY_IN_USE', code: 'IDEM001' });
+      expect(r.headers.get('retry-after')).toBe('1');
+    }
+    // Once the first finished, everyone gets its answer.
+    expect((await post(m, key)).text).toBe(ok[0].text);
+  });
+});
+
+describe('same key, different request', () => {
+  it('answers 422 for another body, another path or another key mode, and changes nothing', async () => {
+    const m = await gw.merchant({ withLiveKey: true });
+    const key = randomUUID();
+    const first = await post(m, key);
+    expect(first.status).toBe(200);
+
+    const otherBody = await post(m, key, { ...customer, name: 'Someone Else' });
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(otherBody.body).toMatchObject({
+      error: 'IDEMPOTENCY_KEY_MISMATCH',
+      code: 'IDEM002',
+      details: { idempotencyKey: key, firstRequest: 'POST /customers' },
+      requestId: otherBody.headers.get('x-request-id'),
+    });
+    // Same JSON, different bytes: still a different request.
+    expect((await post(m, key, JSON.stringify(customer, null, 2))).status).toBe(422);
+    expect((await post(m, key, customer, { path: '/customers?source=retry' })).status).toBe(422);
+    // A live key never receives the test-mode answer stored under the same key.
+    expect((await post(m, key, customer, { apiKey: m.liveKey })).status).toBe(422);
+
+    expect(await customerCount(m)).toBe(1);
+    expectReplayOf(await post(m, key), first);
+  });
+});
+
+describe('scope and lifetime', () => {
+  it('keys are per merchant: the same key from two merchants makes two records', async () => {
+    const a = await gw.merchant();
+    const b = await gw.merchant();
+    const key = 'order-42';
+    const fromA = await post(a, key);
+    const fromB = await post(b, key);
+    expect(fromA.status).toBe(200);
+    expect(fromB.status).toBe(200);
+    expect(fromB.headers.get('idempotent-replayed')).toBeNull();
+    expect(fromB.body.id).not.toBe(fromA.body.id);
+    expect(fromB.body.ownerId).toBe(b.merchantId);
+  });
+
+  it('a key is kept 24 hours; after that the same key runs the request again', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    const first = await post(m, key);
+    gw.clock.advance(24 * 3600 - 1);
+    expect((await post(m, key)).headers.get('idempotent-replayed')).toBe('true');
+    gw.clock.advance(2);
+    const fresh = await post(m, key);
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+    expect(fresh.body.id).not.toBe(first.body.id);
+    expect(await customerCount(m)).toBe(2);
+    // And the renewed key replays the new answer.
+    expectReplayOf(await post(m, key), fresh);
+  });
+
+  it('expired keys are cleaned up as the merchant keeps using keys', async () => {
+    const m = await gw.merchant();
+    await post(m, 'old-1');
+    await post(m, 'old-2');
+    gw.clock.advance(24 * 3600 + 1);
+    await post(m, 'new-1');
+    const keys = await gw.db.selectFrom('idempotency_keys').select('key').where('merchant_id', '=', m.merchantId).execute();
+    expect(keys.map((k) => k.key)).toEqual(['new-1']);
+  });
+});
+
+describe('the key itself', () => {
+  it('up to 255 characters; longer or empty is 400 INVALID_FORMAT and nothing runs', async () => {
+    const m = await gw.merchant();
+    expect((await post(m, 'k'.repeat(255))).status).toBe(200);
+    for (const key of ['k'.repeat(256), '']) {
+      const res = await post(m, key);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ error: 'INVALID_FORMAT', code: 'VAL002', details: { field: 'X-Idempotency-Key' } });
+    }
+    expect(await customerCount(m)).toBe(1);
+  });
+
+  it('the two header names must agree when both are sent', async () => {
+    const m = await gw.merchant();
+    const res = await gw.call('POST', '/customers', {
+      apiKey: m.apiKey,
+      headers: { 'x-idempotency-key': 'one', 'idempotency-key': 'two' },
+      body: customer,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details.field).toBe('Idempotency-Key');
+    expect(await customerCount(m)).toBe(0);
+  });
+});
+
+describe('what is stored', () => {
+  it('a request rejected by validation does not use up the key', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    const invalid = await post(m, key, { name: 'No Email' });
+    expect(invalid.status).toBe(400);
+    const valid = await post(m, key);
+    expect(valid.status).toBe(200);
+    expect(valid.headers.get('idempotent-replayed')).toBeNull();
+    expect(await customerCount(m)).toBe(1);
+  });
+
+  it('a 4xx domain error is final: it is stored and replayed', async () => {
+    const m = await gw.merchant();
+    const { body: holder } = await post(m, undefined, { ...customer, memberId: 'taken' });
+    const key = randomUUID();
+    const conflict = await post(m, key, { ...customer, memberId: 'taken' });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error).toBe('CONFLICT');
+
+    await gw.call('PATCH', `/customers/${holder.id}`, { apiKey: m.apiKey, body: { memberId: null } });
+    expectReplayOf(await post(m, key, { ...customer, memberId: 'taken' }), conflict);
+    expect(await customerCount(m)).toBe(1);
+  });
+
+  it('a 5xx is not stored: the key is released and a retry runs again', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    await sql`alter table customers rename to customers_offline`.execute(gw.db);
+    let failed: CallResult;
+    try {
+      failed = await post(m, key);
+    } finally {
+      await sql`alter table customers_offline rename to customers`.execute(gw.db);
+    }
+    expect(failed.status).toBe(500);
+    expect(failed.body.error).toBe('INTERNAL_ERROR');
+    expect(failed.text).not.toMatch(/relation|does not exist|insert into/i);
+
+    const retry = await post(m, key);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await customerCount(m)).toBe(1);
+  });
+
+  it('a request still in flight blocks its key with 409; a claim abandoned for 60 s is taken over', async () => {
+    const m = await gw.merchant();
+    // A finished request gives us a real stored row; copying it as an unfinished claim under
+    // another key is exactly what an instance that crashed mid-request leaves behind.
+    await post(m, 'template');
+    const template = await gw.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('merchant_id', '=', m.merchantId)
+      .where('key', '=', 'template')
+      .executeTakeFirstOrThrow();
+    await gw.db
+      .insertInto('idempotency_keys')
+      .values({ ...template, key: 'crashed', claim_token: 'lost', claimed_at: gw.clock.now(), response_status: null, response_content_type: null, response_body: null })
+      .execute();
+
+    const blocked = await post(m, 'crashed');
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.error).toBe('IDEMPOTENCY_KEY_IN_USE');
+    gw.clock.advance(59);
+    expect((await post(m, 'crashed')).status).toBe(409);
+    // A different request cannot take an abandoned key over.
+    gw.clock.advance(2);
+    expect((await post(m, 'crashed', { ...customer, name: 'Other' })).status).toBe(422);
+
+    const takenOver = await post(m, 'crashed');
+    expect(takenOver.status).toBe(200);
+    expect(takenOver.headers.get('idempotent-replayed')).toBeNull();
+    expectReplayOf(await post(m, 'crashed'), takenOver);
+    expect(await customerCount(m)).toBe(2);
+  });
+
+  it('requests without a key leave nothing behind', async () => {
+    const m = await gw.merchant();
+    await post(m, undefined);
+    await post(m, undefined);
+    expect(await customerCount(m)).toBe(2);
+    const rows = await gw.db.selectFrom('idempotency_keys').select('key').where('merchant_id', '=', m.merchantId).execute();
+    expect(rows).toEqual([]);
+  });
+});
+
+describe('where keys apply', () => {
+  it('unauthenticated POSTs (login) ignore the header', async () => {
+    const m = await gw.merchant();
+    const login = () =>
+      gw.call('POST', '/auth/login', {
+        headers: { 'x-idempotency-key': 'x'.repeat(300) },
+        body: { email: m.email, password: m.password },
+      });
+    const first = await login();
+    const second = await login();
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('only POSTs use keys: reads and changes ignore the header', async () => {
+    const m = await gw.merchant();
+    const { body: created } = await post(m, undefined);
+    const read = await gw.call('GET', `/customers/${created.id}`, { apiKey: m.apiKey, headers: { 'x-idempotency-key': 'x'.repeat(300) } });
+    expect(read.status).toBe(200);
+    const patch = (name: string) =>
+      gw.call('PATCH', `/customers/${created.id}`, { apiKey: m.apiKey, headers: { 'x-idempotency-key': 'p' }, body: { name } });
+    expect((await patch('One')).body.name).toBe('One');
+    expect((await patch('Two')).body.name).toBe('Two');
+  });
+});

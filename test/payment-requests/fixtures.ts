@@ -1,0 +1,65 @@
+import { expect } from 'vitest';
+import type { CallResult, TestGateway } from '../helpers/gateway.js';
+
+let counter = 0;
+
+/** A valid creation body; tests override one field at a time. */
+export const requestBody = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  amount: 25.5,
+  currency: 'EUR',
+  reference: `order-${++counter}`,
+  ...overrides,
+});
+
+export async function createRequest(gw: TestGateway, apiKey: string, overrides: Record<string, unknown> = {}) {
+  const res = await gw.call('POST', '/payment-requests', { apiKey, body: requestBody(overrides) });
+  expect(res.status, res.text).toBe(200);
+  return res.body as CreatedRequest;
+}
+
+export interface CreatedRequest {
+  paymentRequestId: number;
+  reference: string;
+  checkoutUrl: string;
+  [field: string]: any;
+}
+
+export async function mintToken(gw: TestGateway, apiKey: string, paymentRequestId: number): Promise<string> {
+  const res = await gw.call('POST', `/payment-requests/${paymentRequestId}/checkout-session`, { apiKey, body: {} });
+  expect(res.status, res.text).toBe(200);
+  return res.body.token;
+}
+
+/** ISO date-time `seconds` after the gateway's (manual) clock. */
+export const inSeconds = (gw: TestGateway, seconds: number) => new Date(gw.clock.now().getTime() + seconds * 1000).toISOString();
+
+/**
+ * Customers are created through the customers API, which another module provides; these tests
+ * only need a row to point at, so they write one directly.
+ */
+export async function insertCustomer(gw: TestGateway, merchant: { merchantId: number; userId: number }, livemode = false): Promise<number> {
+  const now = gw.clock.now();
+  const row = await gw.db
+    .insertInto('customers')
+    .values({
+      merchant_id: merchant.merchantId,
+      livemode,
+      user_id: merchant.userId,
+      name: 'Ada Lovelace',
+      email: `ada${++counter}@example.com`,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The error-guide body (not a problem record), with the expected error name and code. */
+export function expectErrorGuide(res: CallResult, status: number, error: string, code: string): void {
+  expect(res.status, res.text).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.body).toMatchObject({ error, code, message: expect.any(String), timestamp: expect.any(String), requestId: res.headers.get('x-request-id') });
+  expect(res.body).not.toHaveProperty('type');
+  expect(res.body).not.toHaveProperty('title');
+}
