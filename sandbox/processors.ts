@@ -21,7 +21,8 @@ const CardAuthorization = Type.Object({
     number: Type.String({ minLength: 1, maxLength: 64 }),
     expMonth: Type.Integer({ minimum: 1, maximum: 12 }),
     expYear: Type.Integer({ minimum: 2000, maximum: 2199 }),
-    cvv: Type.String({ pattern: '^[0-9]{3,4}$' }),
+    // Absent for stored-card (card-on-file) payments: the CVV is never kept after the first use.
+    cvv: Type.Optional(Type.String({ pattern: '^[0-9]{3,4}$' })),
     holder: Type.Optional(Type.String({ maxLength: 255 })),
   }),
   threeDS: Type.Optional(ThreeDS),

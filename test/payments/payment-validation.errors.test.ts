@@ -179,6 +179,8 @@ describe('INVALID_CARD (PAY002)', () => {
   }
 
   it('the card expiring this month is still valid', async () => {
+    // The sandbox network checks expiry on its own (real) clock, so align the gateway's with it.
+    gw.clock.set(new Date());
     const now = gw.clock.now();
     const expiration = `${String(now.getUTCMonth() + 1).padStart(2, '0')}/${String(now.getUTCFullYear() % 100).padStart(2, '0')}`;
     const id = await createRequest(gw, m);

@@ -60,7 +60,8 @@ export const ThreeDsCallbackBody = Type.Object({
   }),
   // Absent when authentication failed (no ECI or CAVV is issued for N/R).
   eci: Type.Optional(Type.String({ pattern: '^[0-9]{2}$', description: 'Electronic commerce indicator' })),
-  authenticationValue: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'CAVV/AAV issued by the ACS' })),
+  // Empty or absent when authentication failed; accepted either way so a provider is never made to retry forever.
+  authenticationValue: Type.Optional(Type.String({ maxLength: 128, description: 'CAVV/AAV issued by the ACS' })),
 });
 export type ThreeDsCallback = Static<typeof ThreeDsCallbackBody>;
 
