@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.js';
 import type { CustomersTable } from '../../storage/schema.js';
-import { sumMajorUnits, toMajorUnits } from './major-units.js';
+import { fromMinor } from '../../lib/money.js';
+import { sumMajorUnits } from './major-units.js';
 import type { Customer } from './schemas.js';
 
 /** A merchant and mode: every customer query is confined to one. */
@@ -114,7 +115,7 @@ function toCustomer(row: CustomerRow): Customer {
     hasPaymentRequests: row.deposits !== null,
     totalDeposits: sumMajorUnits(deposits),
     depositsByCurrency: Object.fromEntries(
-      Object.entries(deposits).map(([currency, minor]) => [currency, toMajorUnits(Number(minor), currency)]),
+      Object.entries(deposits).map(([currency, minor]) => [currency, fromMinor(Number(minor), currency)]),
     ),
     createDate: new Date(row.created_at).toISOString(),
   };

@@ -5,12 +5,18 @@ import { findPaymentRequest, type MerchantScope } from './repository.js';
 import type { LastPayment } from './schemas.js';
 import { effectiveStatus } from './status.js';
 
-/**
- * The latest payment attempt of a request. Payments arrive with issue 4; until then a request
- * has none. Issue 4 replaces this body with a read of its payments table (same merchant scope).
- */
-export async function findLastPayment(_db: Db, _scope: MerchantScope, _paymentRequestId: number): Promise<LastPayment | null> {
-  return null;
+/** The latest payment attempt of a request, or null when it has none. */
+export async function findLastPayment(db: Db, scope: MerchantScope, paymentRequestId: number): Promise<LastPayment | null> {
+  const row = await db
+    .selectFrom('payments')
+    .select(['id', 'status', 'decline_code'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where('payment_request_id', '=', paymentRequestId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { paymentId: row.id, status: row.status, declineCode: row.decline_code } : null;
 }
 
 /** Compact status for polling: the request's status and what happened to its last attempt. */

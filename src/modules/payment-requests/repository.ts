@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { ApiKeyActor, CheckoutActor } from '../../http/credentials.js';
 import type { Db } from '../../storage/db.js';
+import { requestSourcesFor } from '../state-machine.js';
 import type { PaymentRequestStatus, PaymentRequestsTable } from '../../storage/schema.js';
 import { hasEffectiveStatus, openAt } from './status.js';
 
@@ -63,6 +64,7 @@ export async function cancelOpenPaymentRequest(db: Db, scope: MerchantScope, id:
     .where('id', '=', id)
     .where('merchant_id', '=', scope.merchantId)
     .where('livemode', '=', scope.livemode)
+    .where('status', 'in', requestSourcesFor('canceled'))
     .where((eb) => openAt(eb, now))
     .returningAll()
     .executeTakeFirst();
@@ -75,7 +77,7 @@ export async function expireOpenPaymentRequest(db: Db, merchantId: number, id: n
     .set({ status: 'expired', updated_at: now })
     .where('id', '=', id)
     .where('merchant_id', '=', merchantId)
-    .where('status', '=', 'open')
+    .where('status', 'in', requestSourcesFor('expired'))
     .where('expires_at', '<=', now)
     .returningAll()
     .executeTakeFirst();

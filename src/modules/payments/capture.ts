@@ -3,7 +3,7 @@ import type { Db } from '../../storage/db.js';
 import { ProcessorCallError } from '../../processors/types.js';
 import { findPayment, type PaymentRow, type Scope } from './repository.js';
 import { afterPaymentTransition } from './settle.js';
-import { transitionPayment } from './state-machine.js';
+import { transitionPayment } from '../state-machine.js';
 import type { PaymentDeps } from './submit-card-payment.js';
 
 /**

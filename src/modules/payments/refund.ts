@@ -4,7 +4,7 @@ import { toMinor } from '../../lib/money.js';
 import type { Db } from '../../storage/db.js';
 import { recordEvent } from './outbox.js';
 import { findPayment, type Scope } from './repository.js';
-import { transitionPaymentRequest } from './state-machine.js';
+import { transitionPaymentRequest } from '../state-machine.js';
 import type { PaymentDeps } from './submit-card-payment.js';
 
 /**

@@ -5,10 +5,8 @@ import type { CardsTable, PaymentsTable } from '../../storage/schema.js';
 export type PaymentRow = Selectable<PaymentsTable>;
 export type CardRow = Selectable<CardsTable>;
 
-export interface Scope {
-  merchantId: number;
-  livemode: boolean;
-}
+export type { MerchantScope as Scope } from '../payment-requests/repository.js';
+import type { MerchantScope as Scope } from '../payment-requests/repository.js';
 
 export async function findPayment(db: Db, scope: Scope, paymentId: number) {
   return db
@@ -35,14 +33,4 @@ export async function listPaymentsOfRequest(db: Db, scope: Scope, paymentRequest
 export async function findCard(db: Db, cardId: number | null) {
   if (cardId === null) return undefined;
   return db.selectFrom('cards').selectAll().where('id', '=', cardId).executeTakeFirst();
-}
-
-export async function findOpenRequest(db: Db, scope: Scope, paymentRequestId: number) {
-  return db
-    .selectFrom('payment_requests')
-    .select(['id', 'amount', 'currency', 'status', 'expires_at', 'livemode'])
-    .where('id', '=', paymentRequestId)
-    .where('merchant_id', '=', scope.merchantId)
-    .where('livemode', '=', scope.livemode)
-    .executeTakeFirst();
 }

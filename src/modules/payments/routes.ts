@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js';
 import { requireMerchant } from '../../http/credentials.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { fromMinor } from '../../lib/money.js';
+import { scopeOf as merchantScope } from '../payment-requests/repository.js';
 import { cancelPayment, capturePayment } from './capture.js';
 import { registerPaymentJobs } from './jobs.js';
 import { registerPaymentCallbacks } from './on-callback.js';
@@ -156,10 +157,7 @@ export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): voi
   );
 }
 
-function scopeOf(request: FastifyRequest): Scope {
-  const merchant = requireMerchant(request);
-  return { merchantId: merchant.merchantId, livemode: merchant.mode === 'live' };
-}
+const scopeOf = (request: FastifyRequest): Scope => merchantScope(requireMerchant(request));
 
 type PayerFields = Pick<H2hCard, 'name' | 'email' | 'phoneNumber' | 'address' | 'city' | 'state' | 'postalCode' | 'country' | 'is3ds' | 'isSandbox' | 'ipAddress'> &
   Partial<Pick<H2hCard, 'referenceId' | 'notifyUrl' | 'successUrl' | 'failureUrl' | 'originDomain' | 'browserInfo'>>;

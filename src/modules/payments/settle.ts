@@ -3,7 +3,7 @@ import type { Db } from '../../storage/db.js';
 import type { PaymentStatus } from '../../storage/schema.js';
 import { recordEvent, type EventType } from './outbox.js';
 import type { PaymentRow } from './repository.js';
-import { requestStatusFor, transitionPayment, transitionPaymentRequest } from './state-machine.js';
+import { requestStatusFor, transitionPayment, transitionPaymentRequest } from '../state-machine.js';
 import { paymentView } from './view.js';
 
 /** What a processor told us about an authorization, from any channel (answer, callback, status query). */

@@ -11,7 +11,8 @@ import type { Vault } from '../cards/vault.js';
 import { bin, cardBrand, cvvLength, isExpired, last4, parseExpiration, passesLuhn } from '../cards/card-number.js';
 import { findPayment, type CardRow, type PaymentRow } from './repository.js';
 import { settlePayment, type Settlement } from './settle.js';
-import { transitionPaymentRequest } from './state-machine.js';
+import { transitionPaymentRequest } from '../state-machine.js';
+import { assertOpen } from '../payment-requests/status.js';
 
 export interface PaymentDeps {
   db: Db;
@@ -81,7 +82,7 @@ export async function submitCardPayment(deps: PaymentDeps, input: CardPaymentInp
     .where('r.livemode', '=', scope.livemode)
     .executeTakeFirst();
   if (!request) throw notFound('payment request');
-  assertPayable(request, now);
+  assertOpen(request, now, 'be paid');
   if (input.expected) {
     if (toMinor(input.expected.amount, request.currency) !== request.amount) {
       throw invalidFormat('amount', input.expected.amount, 'amount must equal the payment request amount');
@@ -238,24 +239,6 @@ function returnUrl(deps: PaymentDeps, input: CardPaymentInput): string {
 }
 
 const alreadyInProgress = () => conflict('A payment for this payment request is already in progress or has succeeded');
-
-export function assertPayable(request: { status: string; expires_at: Date | null }, now: Date): void {
-  if (request.status === 'open' && request.expires_at && request.expires_at <= now) {
-    throw conflict('The payment request has expired');
-  }
-  if (request.status !== 'open') {
-    const reason: Record<string, string> = {
-      processing: 'A payment for this payment request is already in progress',
-      authorized: 'This payment request is already authorized',
-      paid: 'This payment request is already paid',
-      partially_refunded: 'This payment request is already paid',
-      refunded: 'This payment request is already paid',
-      canceled: 'The payment request was canceled',
-      expired: 'The payment request has expired',
-    };
-    throw conflict(reason[request.status] ?? 'The payment request cannot be paid', { status: request.status });
-  }
-}
 
 /** The card for this submission: already vaulted (token, or a failover's second attempt) or about to be. */
 interface StoredCard {

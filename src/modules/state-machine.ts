@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../storage/db.js';
-import type { PaymentRequestStatus, PaymentStatus } from '../../storage/schema.js';
+import type { Db } from '../storage/db.js';
+import type { PaymentRequestStatus, PaymentStatus } from '../storage/schema.js';
 
 /**
  * The one place that decides which status changes are legal (decisions.md "States").
@@ -30,8 +30,9 @@ const REQUEST_SOURCES: Record<PaymentRequestStatus, PaymentRequestStatus[]> = {
 
 export const TERMINAL_PAYMENT_STATUSES: PaymentStatus[] = ['succeeded', 'failed', 'canceled'];
 
-export function canTransitionPayment(from: PaymentStatus, to: PaymentStatus): boolean {
-  return PAYMENT_SOURCES[to].includes(from);
+/** The statuses a payment request may move to `to` from; for updates with extra conditions (expiry). */
+export function requestSourcesFor(to: PaymentRequestStatus): PaymentRequestStatus[] {
+  return REQUEST_SOURCES[to];
 }
 
 type PaymentPatch = {
