@@ -87,7 +87,21 @@ async function claimOrReplay(ctx: AppContext, request: FastifyRequest, reply: Fa
   }
   reply.code(existing.response_status).header('Idempotent-Replayed', 'true');
   if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
-  return reply.send(existing.response_body ?? '');
+  return reply.send(existing.response_body ? unseal(ctx, existing.response_body) : '');
+}
+
+/**
+ * Stored responses can hold secrets shown once (a cardToken, a checkout session token), so they are
+ * kept only encrypted (AES-256-GCM with the vault's current key, "<keyId>.<ciphertext>").
+ */
+function seal(ctx: AppContext, body: string): string {
+  const { ciphertext, keyId } = ctx.vault.encrypt(body);
+  return `${keyId}.${ciphertext}`;
+}
+
+function unseal(ctx: AppContext, sealed: string): string {
+  const dot = sealed.indexOf('.');
+  return ctx.vault.decrypt(sealed.slice(dot + 1), sealed.slice(0, dot));
 }
 
 /** X-Idempotency-Key, or the IETF draft's Idempotency-Key; both at once must agree. */
@@ -202,7 +216,7 @@ async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: Fast
       .set({
         response_status: reply.statusCode,
         response_content_type: contentType === undefined ? null : String(contentType),
-        response_body: body,
+        response_body: body === '' ? '' : seal(ctx, body),
       })
       .where('merchant_id', '=', claim.merchantId)
       .where('key', '=', claim.key)

@@ -16,10 +16,13 @@ const CVV3 = '739';
 const CVV4 = '7391';
 const cvvOf = (number: string) => (number.startsWith('37') ? CVV4 : CVV3);
 
-it('no full PAN and no CVV anywhere: database, logs, responses', async () => {
+it('no full PAN, no CVV and no card or checkout token in clear anywhere: database, logs, responses', async () => {
   const responses: string[] = [];
+  let n = 0;
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await gw.call(method, path, { apiKey: m.apiKey, body });
+    // Idempotency keys on every POST: stored replayable responses must not hold a token in clear.
+    const headers: Record<string, string> = method === 'POST' ? { 'X-Idempotency-Key': `card-data-${++n}` } : {};
+    const res = await gw.call(method, path, { apiKey: m.apiKey, body, headers });
     responses.push(res.text, JSON.stringify([...res.headers]));
     return res;
   };
@@ -41,6 +44,12 @@ it('no full PAN and no CVV anywhere: database, logs, responses', async () => {
   for (const token of tokens.slice(0, 3)) {
     const id = await createRequest(gw, m);
     await call('POST', `/payments/h2h/${id}`, { ...payer, token, amount: 10.5, unit: 'EUR' });
+  }
+  // Checkout session tokens too are only ever stored as hashes, replayable answers included.
+  const checkoutTokens: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const minted = await call('POST', `/payment-requests/${await createRequest(gw, m)}/checkout-session`, {});
+    checkoutTokens.push(minted.body.token);
   }
   // Invalid cards echo nothing either.
   const id = await createRequest(gw, m);
@@ -78,5 +87,12 @@ it('no full PAN and no CVV anywhere: database, logs, responses', async () => {
     expect(c.token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(c.key_id).toBeTruthy();
   }
-  for (const token of tokens) expect(dump).not.toContain(token);
+  expect(tokens.length).toBeGreaterThan(5);
+  for (const token of [...tokens, ...checkoutTokens]) {
+    expect(token).toBeTruthy();
+    expect(dump).not.toContain(token);
+    expect(logs).not.toContain(token);
+  }
+  const replays = await gw.db.selectFrom('idempotency_keys').select('response_body').where('merchant_id', '=', m.merchantId).execute();
+  expect(replays.length).toBeGreaterThan(40);
 }, 180_000);

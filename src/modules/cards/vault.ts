@@ -10,16 +10,17 @@ export interface VaultKeys {
 }
 
 /**
- * PAN encryption at rest: AES-256-GCM with a fresh 96-bit IV per card; the key id is stored beside
- * the ciphertext so keys rotate without re-encrypting everything at once.
+ * Encryption at rest of PANs (and of anything else that must never sit in clear, such as stored
+ * idempotent responses carrying a card token): AES-256-GCM with a fresh 96-bit IV per value; the
+ * key id is stored beside the ciphertext so keys rotate without re-encrypting everything at once.
  */
 export function createVault(keys: VaultKeys) {
   const byId = new Map([keys.current, ...keys.previous].map((k) => [k.id, k.key]));
   return {
-    encrypt(pan: string): { ciphertext: string; keyId: string } {
+    encrypt(plaintext: string): { ciphertext: string; keyId: string } {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', keys.current.key, iv);
-      const body = Buffer.concat([cipher.update(pan, 'utf8'), cipher.final()]);
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return { ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'), keyId: keys.current.id };
     },
 
