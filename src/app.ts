@@ -109,11 +109,20 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', securityHeaders);
   app.addHook('onRequest', requireHttps(config));
   app.addHook('onRequest', checkApiVersion);
-  // ctx is read per request, so a module registered below can plug in the checkout verifier.
-  app.addHook('onRequest', authenticate(ctx));
   // Rate limits right after credentials (the caller is known) and before the body is read.
   const rateLimiter = await createRateLimiter({ config, clock, logger, secret: secrets.jwtSecret });
   app.addHook('onClose', () => rateLimiter.close());
+  // ctx is read per request, so a module registered below can plug in the checkout verifier.
+  const authenticateCaller = authenticate(ctx);
+  app.addHook('onRequest', async (request, reply) => {
+    try {
+      await authenticateCaller(request);
+    } catch (error) {
+      // Failed credentials spend the client address's quota, so guessing keys is limited too.
+      await rateLimiter.onRequest(request, reply);
+      throw error;
+    }
+  });
   app.addHook('onRequest', rateLimiter.onRequest);
   app.addHook('preValidation', rateLimiter.onLoginBody);
   app.addHook('preValidation', ignoreUnknownBodyFields);

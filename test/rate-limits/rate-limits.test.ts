@@ -104,6 +104,21 @@ describe('per client IP', () => {
     expectRateLimited(await gw.call('POST', '/payments/none/of/these', { body: { amount: 1 } }), WINDOW);
   });
 
+  it('counts calls with failed credentials against the address, so guessing keys is limited too', async () => {
+    startOfNextWindow();
+    const guess = () => `svc_test_sk_${Math.random().toString(36).slice(2).padEnd(40, 'x')}`;
+    for (let i = 1; i <= MAX; i++) {
+      const res = await gw.call('GET', '/ping', { apiKey: guess() });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('ratelimit')).toBe(`"default";r=${MAX - i};t=${WINDOW}`);
+    }
+    expectRateLimited(await gw.call('GET', '/ping', { apiKey: guess() }), WINDOW);
+    expectRateLimited(await gw.call('GET', '/ping', { headers: { 'X-Checkout-Token': 'cst_guess' } }), WINDOW);
+    // A valid key keeps its own quota.
+    const m = await gw.merchant();
+    expect((await gw.call('GET', '/ping', { apiKey: m.apiKey })).status).toBe(200);
+  });
+
   it('never limits the load-balancer probes, and API keys from the same address keep their own quota', async () => {
     startOfNextWindow();
     for (let i = 0; i <= MAX; i++) await gw.call('GET', '/openapi.json');
