@@ -194,6 +194,9 @@ describe('expiry', () => {
     expect((await storedRow(id)).status).toBe('expired');
     const res = await gw.call('GET', `/payment-requests/${id}`, { apiKey: m.apiKey });
     expect(res.body).toEqual({ ...created, status: 'expired' });
+    // The expiry is announced through the outbox, written with the status change.
+    const events = await gw.db.selectFrom('outbox_events').select(['type', 'payload']).where('object_id', '=', id).execute();
+    expect(events).toEqual([{ type: 'payment_request.expired', payload: expect.objectContaining({ paymentRequestId: id, status: 'expired' }) }]);
   });
 
   it('reads treat a request past expiresAt as expired before the job has run', async () => {

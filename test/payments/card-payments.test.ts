@@ -245,3 +245,25 @@ describe('live keys', () => {
     expect(res.body).toMatchObject({ status: 'succeeded', livemode: false });
   });
 });
+
+describe('checkout session tokens', () => {
+  it('pay their own payment request from the browser, and nothing else', async () => {
+    const id = await createRequest(gw, m);
+    const other = await createRequest(gw, m);
+    const minted = await gw.call('POST', `/payment-requests/${id}/checkout-session`, { apiKey: m.apiKey, body: {} });
+    const token = minted.body.token as string;
+    const headers = { 'X-Checkout-Token': token, Origin: new URL(gw.config.checkoutUrl).origin };
+
+    const elsewhere = await gw.call('POST', `/payments/creditCard/acme/${other}`, { headers, body: card(CARDS.visa) });
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body).toMatchObject({ error: 'FORBIDDEN', code: 'AUTH002' });
+    const refund = await gw.call('POST', `/payments/1/refunds`, { headers, body: {} });
+    expect(refund.status).toBe(403);
+
+    const paid = await gw.call('POST', `/payments/h2h/${id}`, { headers, body: h2hCard(CARDS.visa) });
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'succeeded', paymentRequestId: id });
+    expect(paid.headers.get('access-control-allow-origin')).toBe(new URL(gw.config.checkoutUrl).origin);
+    expect(await request(id)).toMatchObject({ status: 'paid' });
+  });
+});

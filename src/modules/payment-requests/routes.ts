@@ -20,7 +20,7 @@ import {
 const tags = ['Payment requests'];
 
 export function paymentRequestRoutes(app: App, ctx: AppContext): void {
-  ctx.jobs.register(expiryJob(ctx));
+  ctx.jobs.register(expiryJob({ db: ctx.db, clock: ctx.clock, checkoutUrl: ctx.config.checkoutUrl }));
   const present = (row: Parameters<typeof presentPaymentRequest>[0]) => presentPaymentRequest(row, ctx.clock.now(), ctx.config.checkoutUrl);
 
   app.post(

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { conflict, invalidFormat, notFound } from '../../errors.js';
 import { toMinor } from '../../lib/money.js';
 import type { Db } from '../../storage/db.js';
-import { recordEvent } from './outbox.js';
+import { recordEvent } from '../outbox.js';
 import { findPayment, type Scope } from './repository.js';
 import { transitionPaymentRequest } from '../state-machine.js';
 import type { PaymentDeps } from './submit-card-payment.js';

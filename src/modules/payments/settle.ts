@@ -1,7 +1,7 @@
 import { enqueueJob } from '../../jobs/queue.js';
 import type { Db } from '../../storage/db.js';
 import type { PaymentStatus } from '../../storage/schema.js';
-import { recordEvent, type EventType } from './outbox.js';
+import { recordEvent, type EventType } from '../outbox.js';
 import type { PaymentRow } from './repository.js';
 import { requestStatusFor, transitionPayment, transitionPaymentRequest } from '../state-machine.js';
 import { paymentView } from './view.js';

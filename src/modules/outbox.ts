@@ -1,4 +1,4 @@
-import type { Db } from '../../storage/db.js';
+import type { Db } from '../storage/db.js';
 
 export type EventType =
   | 'payment.succeeded'
