@@ -1,5 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawServerDefault,
+} from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
 import { authenticate, type CheckoutTokenVerifier } from './http/credentials.js';
@@ -63,6 +70,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     rewriteUrl: (req) => rewriteVersionPrefix(req.url ?? '/'),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A URL the router cannot even decode (bad percent-encoding, an over-long path segment) still gets
+    // our headers, error shape and log line: Fastify runs no hooks for these.
+    frameworkErrors: (error, request, reply) => {
+      void securityHeaders(request, reply);
+      reply.raw.once('finish', () => logRequest(request, reply));
+      sendError(request, reply, toAppError(error, request));
+    },
     ...(config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
@@ -90,19 +104,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // ctx is read per request, so a module registered below can plug in the checkout verifier.
   app.addHook('onRequest', authenticate(ctx));
   app.addHook('preValidation', ignoreUnknownBodyFields);
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? null,
-        url: request.originalUrl.split('?')[0],
-        status: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        merchantId: request.actor?.merchantId ?? null,
-      },
-      'request',
-    );
-  });
+  app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request)));
   app.setNotFoundHandler({ preHandler: [securityHeaders] }, (request, reply) =>
@@ -116,4 +118,19 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
 
   await app.ready();
   return app;
+}
+
+/** The one log line per request. */
+function logRequest(request: FastifyRequest, reply: FastifyReply): void {
+  request.log.info(
+    {
+      method: request.method,
+      route: request.routeOptions.url ?? null,
+      url: request.originalUrl.split('?')[0],
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      merchantId: request.actor?.merchantId ?? null,
+    },
+    'request',
+  );
 }
