@@ -27,12 +27,17 @@ export interface StartOptions {
 export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.logLevel, options.logDestination);
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch((error: Error) => {
+    // Name the setting to fix (never the URL itself: it may hold a password).
+    throw new Error(`${config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR'}: the store could not be opened: ${error.message}`, { cause: error });
+  });
   try {
     const secrets = await loadSecrets(storage.db, config);
     const demo = config.seedDemo ? await seedDemoMerchant(storage.db, clock) : undefined;
     const app = await buildApp({ config, storage, clock, secrets, logger });
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch((error: Error) => {
+      throw new Error(`HOST/PORT: cannot listen on ${config.host}:${config.port}: ${error.message}`, { cause: error });
+    });
     if (options.runJobs !== false) app.ctx.jobs.start();
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
