@@ -36,10 +36,12 @@ async function call(url: string, init: RequestInit = {}) {
 
 const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-async function merchantCount(store: Record<string, string>): Promise<number> {
+/** What a stopped gateway left in its store: merchant count and persisted secrets. */
+async function inspect(store: Record<string, string>): Promise<{ merchants: number; secrets: Record<string, string> }> {
   const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: store.DATA_DIR });
   try {
-    return await countMerchants(storage.db);
+    const rows = await storage.db.selectFrom('system_secrets').select(['name', 'value']).execute();
+    return { merchants: await countMerchants(storage.db), secrets: Object.fromEntries(rows.map((r) => [r.name, r.value])) };
   } finally {
     await storage.close();
   }
@@ -55,6 +57,7 @@ describe('npm start in development', () => {
   let store: Record<string, string>;
   let first: GatewayProcess;
   let accessToken: string;
+  let secretsAfterFirstRun: Record<string, string>;
 
   it('creates a demo merchant on a fresh store and prints its credentials to stderr', SLOW, async () => {
     store = await freshStore();
@@ -113,9 +116,16 @@ describe('npm start in development', () => {
     expect(finished.status).toBe(200);
     expect(finished.body.accessToken).toMatch(/^eyJ/);
     expect(await first.exited).toBe(0);
+
+    // Storage was closed: the store opens again, holding the generated development secrets.
+    const after = await inspect(store);
+    expect(after.merchants).toBe(1);
+    expect(Object.keys(after.secrets).sort()).toEqual(['callback_signing_secret', 'jwt_secret']);
+    for (const value of Object.values(after.secrets)) expect(value).toMatch(/^[0-9A-Za-z]{48}$/);
+    secretsAfterFirstRun = after.secrets;
   });
 
-  it('on restart prints no demo again and keeps the generated development secret', SLOW, async () => {
+  it('on restart prints no demo again and keeps the generated development secrets', SLOW, async () => {
     const second = await start({ NODE_ENV: 'development', ...store });
     expect(second.banner.demo).toBeUndefined();
     expect(second.stderr()).not.toContain('Demo merchant');
@@ -132,7 +142,7 @@ describe('npm start in development', () => {
 
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-    expect(await merchantCount(store)).toBe(1);
+    expect(await inspect(store)).toEqual({ merchants: 1, secrets: secretsAfterFirstRun });
   });
 });
 
@@ -163,6 +173,7 @@ describe('npm start in production', () => {
 
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);
-    expect(await merchantCount(store)).toBe(0);
+    // Production secrets come from the environment only: nothing generated, nothing stored.
+    expect(await inspect(store)).toEqual({ merchants: 0, secrets: {} });
   });
 });
