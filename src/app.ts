@@ -1,5 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawServerDefault,
+} from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
 import { checkoutCors } from './http/cors.js';
@@ -80,6 +87,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     rewriteUrl: (req) => rewriteVersionPrefix(req.url ?? '/'),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A URL the router cannot even decode (bad percent-encoding, an over-long path segment) still gets
+    // our headers, error shape and log line: Fastify runs no hooks for these.
+    frameworkErrors: (error, request, reply) => {
+      void securityHeaders(request, reply);
+      reply.raw.once('finish', () => logRequest(request, reply));
+      sendError(request, reply, toAppError(error, request));
+    },
     ...(config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
@@ -100,6 +114,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.decorate('ctx', ctx);
 
   app.setValidatorCompiler(validatorCompiler);
+  // Every content type but JSON is a 415 (Fastify would parse text/plain by default); scopes add their own.
+  app.removeAllContentTypeParsers();
   registerJsonParsers(app);
   const catalog = new RouteCatalog();
   app.addHook('onRoute', (route) => catalog.add(route));
@@ -128,19 +144,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('preValidation', ignoreUnknownBodyFields);
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? null,
-        url: request.originalUrl.split('?')[0],
-        status: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        merchantId: request.actor?.merchantId ?? null,
-      },
-      'request',
-    );
-  });
+  app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request)));
   app.setNotFoundHandler({ preHandler: [securityHeaders] }, (request, reply) =>
@@ -164,4 +168,19 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
 function vaultKeys(secrets: Secrets) {
   const [current, ...previous] = parseVaultKeys(secrets.cardEncryptionKeys);
   return { current, previous, fingerprintSecret: secrets.cardFingerprintSecret };
+}
+
+/** The one log line per request. */
+function logRequest(request: FastifyRequest, reply: FastifyReply): void {
+  request.log.info(
+    {
+      method: request.method,
+      route: request.routeOptions.url ?? null,
+      url: request.originalUrl.split('?')[0],
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      merchantId: request.actor?.merchantId ?? null,
+    },
+    'request',
+  );
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
-import { createMerchant } from './modules/merchants/create-merchant.js';
+import { createMerchant, validateMerchantInput } from './modules/merchants/create-merchant.js';
 import { openStorage } from './storage/db.js';
 
 const USAGE = `usage: gateway merchant create --email E --password P --name N`;
@@ -34,12 +34,14 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
+  const input = { email: values.email!, password: values.password!, name: values.name! };
+  validateMerchantInput(input);
   const config = loadConfig();
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     const created = await storage.db
       .transaction()
-      .execute((trx) => createMerchant(trx, { email: values.email!, password: values.password!, name: values.name! }));
+      .execute((trx) => createMerchant(trx, input));
     process.stdout.write(`${JSON.stringify(created)}\n`);
     return 0;
   } finally {

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
+import { createSecureContext } from 'node:tls';
 
 /**
  * Configuration comes only from the environment and is validated once at start.
@@ -43,6 +45,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -79,9 +82,13 @@ export function loadConfig(env: Env = process.env): Config {
 
   const port = integer('PORT', 8080, 0, 65535);
   const host = read('HOST') ?? '127.0.0.1';
+  if (isIP(host) === 0 && !HOSTNAME.test(host)) problems.push(`HOST must be an IP address or a host name (got "${host}")`);
   const rawDataDir = read('DATA_DIR') ?? './data';
   // "memory://" keeps the embedded store in memory (tests, throwaway runs).
   const dataDir = rawDataDir === 'memory://' ? rawDataDir : path.resolve(rawDataDir);
+  if (dataDir !== 'memory://' && statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) {
+    problems.push(`DATA_DIR must be a directory (or not exist yet); "${dataDir}" is a file`);
+  }
   const databaseUrl = url('DATABASE_URL', read('DATABASE_URL'), ['postgres:', 'postgresql:']);
 
   const certFile = read('TLS_CERT_FILE');
@@ -94,6 +101,13 @@ export function loadConfig(env: Env = process.env): Config {
       tls = { cert: readFileSync(certFile), key: readFileSync(keyFile) };
     } catch (error) {
       problems.push(`TLS_CERT_FILE/TLS_KEY_FILE could not be read: ${(error as Error).message}`);
+    }
+    try {
+      // Fails on anything but a PEM certificate and its matching private key.
+      if (tls) createSecureContext(tls);
+    } catch (error) {
+      problems.push(`TLS_CERT_FILE/TLS_KEY_FILE must hold a PEM certificate and its private key: ${(error as Error).message}`);
+      tls = undefined;
     }
   }
   const scheme = tls ? 'https' : 'http';

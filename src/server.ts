@@ -30,7 +30,10 @@ export interface StartOptions {
 export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.logLevel, options.logDestination);
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch((error: Error) => {
+    // Name the setting to fix (never the URL itself: it may hold a password).
+    throw new Error(`${config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR'}: the store could not be opened: ${error.message}`, { cause: error });
+  });
   let sandbox: Sandbox | undefined;
   try {
     const secrets = await loadSecrets(storage.db, config);
@@ -45,10 +48,10 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       });
     }
     const app = await buildApp({ config, storage, clock, secrets, logger, sandboxUrl: config.sandboxUrl ?? sandbox!.url });
-    await app.listen({ port: config.port, host: config.host }).catch(async (error: unknown) => {
+    await app.listen({ port: config.port, host: config.host }).catch(async (error: Error) => {
       // A failed listen must not leave the rate limiter's Redis client reconnecting forever.
       await app.close();
-      throw error;
+      throw new Error(`HOST/PORT: cannot listen on ${config.host}:${config.port}: ${error.message}`, { cause: error });
     });
     if (options.runJobs !== false) app.ctx.jobs.start();
     const address = app.server.address();

@@ -30,10 +30,23 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body exceeds the 64 KiB limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json or application/json-patch+json');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('INVALID_FORMAT', 'The request URL is not valid percent-encoded UTF-8', { details: { field: 'url', value: null } });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('INVALID_FORMAT', 'A path parameter is longer than 100 characters', { details: { field: 'url', value: null } });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('INVALID_JSON', 'The Content-Length header does not match the body');
   }
-  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+  // PostgreSQL data exceptions (class 22: NUL in text, a number out of a column's range, …) come from
+  // values a schema let through; they are the caller's mistake, never a 500 and never SQL in the body.
+  if (/^22[0-9A-Z]{3}$/.test(String(fastifyError.code)) && typeof (error as { severity?: unknown }).severity === 'string') {
+    request.log.warn({ err: error }, 'value rejected by the database');
+    return new AppError('INVALID_FORMAT', 'A value in the request cannot be stored (out of range or an invalid character)', {
+      details: { field: null, value: null },
+    });
+  }
+  // FST_ERR_CTP_INVALID_JSON_BODY: unparsable JSON, or a __proto__/constructor.prototype member (refused as poisoning).
+  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new AppError('INVALID_JSON', 'The request body is not valid JSON');
   }
   const status = fastifyError.statusCode ?? 500;

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { invalidFormat } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,7 +22,7 @@ export interface JsonParserOptions {
  * JSON bodies arrive as application/json or, per the spec, application/json-patch+json.
  * An empty body parses to undefined, so a route without required fields accepts it and one
  * with required fields answers VALIDATION_ERROR instead of a parser error.
- * Also callable inside an encapsulated scope: it replaces the parsers that scope inherited.
+ * Also callable inside an encapsulated scope: it replaces the JSON parsers that scope inherited.
  */
 export function registerJsonParsers(app: FastifyInstance, options: JsonParserOptions = {}): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -38,7 +39,29 @@ export function registerJsonParsers(app: FastifyInstance, options: JsonParserOpt
         return done(error as Error);
       }
       if (text.trim() === '') return done(null, undefined);
-      parse(request, text, done);
+      parse(request, text, (error, value) => {
+        if (error) return done(error);
+        // PostgreSQL text cannot hold NUL; refuse it here, naming the field, instead of failing in SQL.
+        const field = /\\u0000/i.test(text) ? nulField(value) : undefined;
+        if (field !== undefined) return done(invalidFormat(field, '[NUL]', `Field '${field}' must not contain the NUL character`));
+        done(null, value);
+      });
     },
   );
+}
+
+/** Path of the first string (value or member name) holding U+0000, or undefined. Iterative: bodies may nest deeply. */
+function nulField(body: unknown): string | undefined {
+  const pending: Array<[unknown, string]> = [[body, '']];
+  while (pending.length > 0) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === 'string' && value.includes('\u0000')) return path || '(body)';
+    if (value === null || typeof value !== 'object') continue;
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = path ? `${path}.${key}` : key;
+      if (key.includes('\u0000')) return childPath.replace(/\u0000/g, '\\u0000');
+      pending.push([child, childPath]);
+    }
+  }
+  return undefined;
 }

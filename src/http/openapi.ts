@@ -34,7 +34,7 @@ export class RouteCatalog {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const schema = (route.schema ?? {}) as Schema;
     const config = (route.config ?? {}) as { auth?: string; checkout?: unknown };
-    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`);
     for (const method of methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
       this.entries.push({ method, url: route.url, pattern, schema, auth: config.auth ?? 'none', checkout: Boolean(config.checkout) });

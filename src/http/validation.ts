@@ -8,12 +8,13 @@ import { AppError } from '../errors.js';
  * and every error collected, so a VALIDATION_ERROR can name every missing field at once.
  * Path and query parameters are strings on the wire and are coerced.
  */
-// verbose: errors carry the failing value, reported as details.value (secrets redacted below).
+// verbose: errors carry the offending value (details.value) and the schema that failed.
+// strictNumbers: Infinity and NaN ("Infinity" in a path, 1e400 in JSON) are not numbers.
 const strictAjv = addFormats.default(
-  new Ajv.default({ coerceTypes: false, allErrors: true, verbose: true, removeAdditional: false, useDefaults: true, strict: false }),
+  new Ajv.default({ coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true, strict: false, strictNumbers: true, verbose: true }),
 );
 const coercingAjv = addFormats.default(
-  new Ajv.default({ coerceTypes: true, allErrors: true, verbose: true, removeAdditional: false, useDefaults: true, strict: false }),
+  new Ajv.default({ coerceTypes: true, allErrors: true, removeAdditional: false, useDefaults: true, strict: false, strictNumbers: true, verbose: true }),
 );
 
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
@@ -40,11 +41,29 @@ export function validationError(errors: ErrorObject[], part: string): AppError {
   const error = errors.find((e) => e.keyword !== 'anyOf') ?? errors[0];
   const field = joinPath(error.instancePath);
   if (field === '') {
+    // No body at all: every required field is missing.
+    const required = error.data == null ? ((error.parentSchema as { required?: string[] } | undefined)?.required ?? []) : [];
+    if (required.length > 0) {
+      return new AppError('VALIDATION_ERROR', `Missing required field${required.length > 1 ? 's' : ''}: ${required.join(', ')}`, {
+        details: { missingFields: required },
+      });
+    }
     return new AppError('VALIDATION_ERROR', `The request ${part} must be a JSON object`, { details: { missingFields: [] } });
   }
   const leaf = field.split('.').pop()!;
-  const value = SECRET_FIELDS.has(leaf) ? '[redacted]' : (error.data ?? null);
-  return new AppError('INVALID_FORMAT', `Field '${field}' ${describe(error)}`, { details: { field, value } });
+  const value = SECRET_FIELDS.has(leaf) ? '[redacted]' : echo(error.data);
+  // A union of literals fails as one `const` error per branch: name them all.
+  const constants = errors.filter((e) => e.keyword === 'const' && e.instancePath === error.instancePath);
+  const description =
+    constants.length > 1 ? `must be one of: ${constants.map((e) => String((e.params as { allowedValue: unknown }).allowedValue)).join(', ')}` : describe(error);
+  return new AppError('INVALID_FORMAT', `Field '${field}' ${description}`, { details: { field, value } });
+}
+
+/** The rejected value as details.value: scalars only (a nested object could be 64 KiB deep), long strings cut. */
+function echo(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > 256 ? `${value.slice(0, 256)}…` : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  return null;
 }
 
 function describe(error: ErrorObject): string {
@@ -67,6 +86,8 @@ function describe(error: ErrorObject): string {
       return `must be ${p.comparison} ${p.limit}`;
     case 'enum':
       return `must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `must be ${String(p.allowedValue)}`;
     default:
       return error.message ?? 'is invalid';
   }

@@ -37,19 +37,21 @@ export function authRoutes(app: App, ctx: AppContext): void {
       schema: {
         summary: 'Generate a new API key (the previous key of that mode stops working at once)',
         tags: ['Control panel'],
-        params: Type.Object({ userId: Type.Integer({ minimum: 1 }) }),
+        params: Type.Object({ userId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
         querystring: Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { default: 'test' })) }),
         response: { 200: Type.String({ description: 'The new API key, shown only this once' }) },
       },
       config: { auth: 'user' },
     },
-    async (request) => {
+    async (request, reply) => {
       const actor = request.actor!;
       if (actor.kind !== 'user' || actor.userId !== request.params.userId) {
         throw new AppError('FORBIDDEN', 'You may only generate an API key for your own user');
       }
       const mode = request.query.mode ?? 'test';
-      return ctx.db.transaction().execute((trx) => rotateApiKey(trx, ctx.clock, { userId: actor.userId, mode }));
+      const key = await ctx.db.transaction().execute((trx) => rotateApiKey(trx, ctx.clock, { userId: actor.userId, mode }));
+      // The body is a JSON string ("svc_…"): Fastify would send a bare string reply as text/plain, unquoted.
+      return reply.type('application/json').send(JSON.stringify(key));
     },
   );
 }

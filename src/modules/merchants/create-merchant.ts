@@ -15,8 +15,8 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Creates a merchant account and its first user. The caller owns the transaction. */
-export async function createMerchant(db: Db, input: CreateMerchantInput) {
+/** Checks the input without touching storage (the CLI refuses bad input before opening the store). */
+export function validateMerchantInput(input: CreateMerchantInput): { email: string; name: string } {
   const email = normalizeEmail(input.email);
   const name = input.name.trim();
   if (!EMAIL.test(email) || email.length > 100) throw invalidFormat('email', input.email, 'email must be a valid e-mail address of at most 100 characters');
@@ -24,6 +24,12 @@ export async function createMerchant(db: Db, input: CreateMerchantInput) {
     throw new AppError('INVALID_FORMAT', `password must be at least ${MIN_PASSWORD_LENGTH} characters`, { details: { field: 'password', value: '[redacted]' } });
   }
   if (name.length < 1 || name.length > 100) throw invalidFormat('name', input.name, 'name must be 1-100 characters');
+  return { email, name };
+}
+
+/** Creates a merchant account and its first user. The caller owns the transaction. */
+export async function createMerchant(db: Db, input: CreateMerchantInput) {
+  const { email, name } = validateMerchantInput(input);
   if (await findUserByEmail(db, email)) throw conflict(`a user with e-mail ${email} already exists`);
 
   const passwordHash = await hashPassword(input.password);

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorGuide } from '../helpers/assertions.js';
+import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+
+// POST /auth/login is the foundation's route with a body: {email, password}, both required strings.
+let gw: TestGateway;
+let m: TestMerchant;
+beforeAll(async () => {
+  gw = await startTestGateway();
+  m = await gw.merchant();
+});
+afterAll(async () => gw?.close());
+
+const login = (body: unknown, contentType?: string) => gw.call('POST', '/auth/login', { body, contentType });
+
+describe('request bodies', () => {
+  it('accepts application/json, with or without a charset, and application/json-patch+json', async () => {
+    const credentials = { email: m.email, password: m.password };
+    expect((await login(credentials, 'application/json')).status).toBe(200);
+    expect((await login(credentials, 'application/json; charset=utf-8')).status).toBe(200);
+    expect((await login(credentials, 'application/json-patch+json')).status).toBe(200);
+  });
+
+  it('answers malformed JSON with 400 INVALID_JSON', async () => {
+    for (const text of ['{"email":', '{email: "a"}', "{'email':'a'}", '{"email":"a",}', 'undefined']) {
+      const res = await login(text);
+      expectErrorGuide(res, 'INVALID_JSON');
+      expect(res.body.code).toBe('VAL003');
+    }
+  });
+
+  it('answers a body over 64 KiB with 413', async () => {
+    const res = await login({ email: m.email, password: 'x'.repeat(64 * 1024) });
+    expectErrorGuide(res, 'PAYLOAD_TOO_LARGE');
+    // Just under the limit is read (and then judged on its fields).
+    const under = await login({ email: m.email, password: 'x'.repeat(60 * 1024) });
+    expectErrorGuide(under, 'INVALID_FORMAT');
+  });
+
+  it('answers any other content type with 415', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx']) {
+      expectErrorGuide(await login('email=a&password=b', type), 'UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+
+  it('ignores unknown fields and names them in X-Ignored-Fields', async () => {
+    const res = await login({ email: m.email, password: m.password, birthDate: '1990-01-01', browser: { agent: 'x' }, rememberMe: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ignored-fields')).toBe('birthDate, browser, rememberMe');
+    const clean = await login({ email: m.email, password: m.password });
+    expect(clean.headers.get('x-ignored-fields')).toBeNull();
+  });
+
+  it('names every missing required field in details.missingFields', async () => {
+    for (const body of [{}, { remember: true }, '', undefined]) {
+      const res = await gw.call('POST', '/auth/login', body === undefined ? {} : { body });
+      expectErrorGuide(res, 'VALIDATION_ERROR');
+      expect(res.body.details.missingFields).toEqual(['email', 'password']);
+      expect(res.body.code).toBe('VAL001');
+    }
+    const one = await login({ email: m.email });
+    expectErrorGuide(one, 'VALIDATION_ERROR');
+    expect(one.body.details.missingFields).toEqual(['password']);
+  });
+
+  it('refuses a JSON body that is not an object', async () => {
+    for (const text of ['[]', '"text"', '42', 'null']) {
+      expectErrorGuide(await login(text), 'VALIDATION_ERROR');
+    }
+  });
+
+  it('never coerces types: a number where a string belongs is 400 INVALID_FORMAT naming the field', async () => {
+    const res = await login({ email: 12345, password: m.password });
+    expectErrorGuide(res, 'INVALID_FORMAT');
+    expect(res.body.details).toEqual({ field: 'email', value: 12345 });
+    expect(res.body.code).toBe('VAL002');
+    for (const email of [true, null, ['a@b.co'], { value: 'a@b.co' }]) {
+      const wrong = await login({ email, password: m.password });
+      expectErrorGuide(wrong, 'INVALID_FORMAT');
+      expect(wrong.body.details.field).toBe('email');
+    }
+  });
+
+  it('never echoes a rejected password', async () => {
+    const res = await login({ email: m.email, password: 123456789012 });
+    expectErrorGuide(res, 'INVALID_FORMAT');
+    expect(res.body.details).toEqual({ field: 'password', value: '[redacted]' });
+    expect(res.text).not.toContain('123456789012');
+  });
+});

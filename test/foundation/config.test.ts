@@ -1,0 +1,185 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { freshDatabaseUrl } from '../helpers/database.js';
+import { buildOnce, run } from '../helpers/processes.js';
+import { selfSignedCertificate } from '../helpers/tls.js';
+
+const SECRET_A = 'a'.repeat(32);
+const SECRET_B = 'b'.repeat(40);
+
+let scratch: string;
+let tls: ReturnType<typeof selfSignedCertificate>;
+beforeAll(() => {
+  scratch = mkdtempSync(path.join(tmpdir(), 'svc-gateway-config-'));
+  tls = selfSignedCertificate();
+  buildOnce();
+});
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+  rmSync(tls.dir, { recursive: true, force: true });
+});
+
+/** The problems loadConfig reports for an environment (empty when it is valid). */
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+}
+
+describe('loadConfig', () => {
+  it('has working defaults for development', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      env: 'development',
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      databaseUrl: undefined,
+      publicUrl: 'http://localhost:8080',
+      tls: undefined,
+      jwtSecret: undefined,
+      callbackSigningSecret: undefined,
+      seedDemo: true,
+    });
+  });
+
+  it('derives PUBLIC_URL from PORT and TLS, and trims a trailing slash from an explicit one', () => {
+    expect(loadConfig({ PORT: '9000' }).publicUrl).toBe('http://localhost:9000');
+    expect(loadConfig({ PORT: '9443', TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile }).publicUrl).toBe('https://localhost:9443');
+    expect(loadConfig({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe('https://pay.example.com');
+  });
+
+  it('accepts every documented form of a valid value', () => {
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '::',
+      DATA_DIR: 'memory://',
+      DATABASE_URL: 'postgresql://user:pw@db.internal:5432/gateway',
+      NODE_ENV: 'production',
+      JWT_SECRET: SECRET_A,
+      CALLBACK_SIGNING_SECRET: SECRET_B,
+      TLS_CERT_FILE: tls.certFile,
+      TLS_KEY_FILE: tls.keyFile,
+    });
+    expect(config).toMatchObject({ port: 0, host: '::', dataDir: 'memory://', env: 'production', jwtSecret: SECRET_A, callbackSigningSecret: SECRET_B });
+    expect(config.tls?.cert.toString()).toContain('BEGIN CERTIFICATE');
+    expect(loadConfig({ HOST: 'gateway-1.internal' }).host).toBe('gateway-1.internal');
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).databaseUrl).toBe('postgres://localhost/x');
+  });
+
+  it('requires both secrets in production and never seeds a demo there', () => {
+    const missing = problems({ NODE_ENV: 'production' });
+    expect(missing).toHaveLength(2);
+    expect(missing.join('\n')).toMatch(/JWT_SECRET is required/);
+    expect(missing.join('\n')).toMatch(/CALLBACK_SIGNING_SECRET is required/);
+    const production = loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET_A, CALLBACK_SIGNING_SECRET: SECRET_B });
+    expect(production.seedDemo).toBe(false);
+    expect(problems({ NODE_ENV: 'production', JWT_SECRET: SECRET_A, CALLBACK_SIGNING_SECRET: SECRET_B, SEED_DEMO: 'true' }).join()).toMatch(/SEED_DEMO/);
+  });
+
+  it('rejects secrets shorter than 32 characters, in development too', () => {
+    expect(problems({ JWT_SECRET: 'short' })).toEqual(['JWT_SECRET must be at least 32 characters']);
+    expect(problems({ CALLBACK_SIGNING_SECRET: 'x'.repeat(31) })).toEqual(['CALLBACK_SIGNING_SECRET must be at least 32 characters']);
+  });
+
+  it.each([
+    ['PORT', 'http'],
+    ['PORT', '-1'],
+    ['PORT', '65536'],
+    ['PORT', '80.5'],
+    ['HOST', 'not a host!'],
+    ['NODE_ENV', 'staging'],
+    ['NODE_ENV', 'test'],
+    ['DATABASE_URL', 'mysql://db/gateway'],
+    ['DATABASE_URL', 'not a url'],
+    ['PUBLIC_URL', 'ftp://example.com'],
+    ['PUBLIC_URL', 'localhost:8080'],
+    ['TLS_CERT_FILE', '/nonexistent/cert.pem'],
+    ['LOG_LEVEL', 'loud'],
+    ['TRUSTED_PROXIES', 'proxy.internal'],
+    ['SEED_DEMO', 'yes'],
+  ])('names %s when it is %j', (name, value) => {
+    const env: Record<string, string> = { [name]: value };
+    if (name === 'TLS_CERT_FILE') env.TLS_KEY_FILE = tls.keyFile;
+    const found = problems(env);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain(name);
+  });
+
+  it('names DATA_DIR when it is a file, and TLS_CERT_FILE when it is set alone or holds no certificate', () => {
+    const file = path.join(scratch, 'a-file');
+    writeFileSync(file, 'x');
+    expect(problems({ DATA_DIR: file })).toEqual([expect.stringContaining('DATA_DIR')]);
+    expect(problems({ TLS_CERT_FILE: tls.certFile })).toEqual([expect.stringContaining('TLS_CERT_FILE and TLS_KEY_FILE')]);
+    expect(problems({ TLS_CERT_FILE: file, TLS_KEY_FILE: tls.keyFile })).toEqual([expect.stringContaining('TLS_CERT_FILE')]);
+  });
+
+  it('reports every bad value at once', () => {
+    const found = problems({ PORT: 'x', NODE_ENV: 'staging', DATABASE_URL: 'mysql://x', JWT_SECRET: 'short' });
+    expect(found).toHaveLength(4);
+    for (const name of ['PORT', 'NODE_ENV', 'DATABASE_URL', 'JWT_SECRET']) expect(found.some((p) => p.startsWith(name))).toBe(true);
+  });
+});
+
+describe('node dist/src/main.js with a bad environment', () => {
+  const start = (env: Record<string, string>) => run(process.execPath, ['dist/src/main.js'], env);
+
+  it('exits non-zero and names every bad variable on stderr', async () => {
+    const file = path.join(scratch, 'not-a-dir');
+    writeFileSync(file, 'x');
+    const result = await start({
+      PORT: 'eighty',
+      HOST: 'bad host',
+      NODE_ENV: 'staging',
+      DATA_DIR: file,
+      DATABASE_URL: 'mysql://db/x',
+      PUBLIC_URL: 'nope',
+      TLS_CERT_FILE: tls.certFile,
+      JWT_SECRET: 'short',
+      CALLBACK_SIGNING_SECRET: 'short',
+    });
+    expect(result.code).not.toBe(0);
+    for (const name of ['PORT', 'HOST', 'NODE_ENV', 'DATA_DIR', 'DATABASE_URL', 'PUBLIC_URL', 'TLS_CERT_FILE', 'JWT_SECRET', 'CALLBACK_SIGNING_SECRET']) {
+      expect(result.stderr).toContain(name);
+    }
+    expect(result.stderr).toMatch(/^Invalid configuration:/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses production without JWT_SECRET and CALLBACK_SIGNING_SECRET', async () => {
+    const result = await start({ NODE_ENV: 'production', DATA_DIR: 'memory://' });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('JWT_SECRET is required when NODE_ENV=production');
+    expect(result.stderr).toContain('CALLBACK_SIGNING_SECRET is required when NODE_ENV=production');
+  });
+
+  it('names DATABASE_URL when the server cannot be reached, without printing the URL (it may hold a password)', async () => {
+    const result = await start({ DATABASE_URL: 'postgres://admin:hunter2-secret@127.0.0.1:1/gateway', PORT: '0' });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('DATABASE_URL');
+    expect(result.stderr).not.toContain('hunter2-secret');
+  });
+
+  it('names PORT when the port is taken', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const databaseUrl = await freshDatabaseUrl();
+      const result = await start({ PORT: String(port), DATA_DIR: 'memory://', SEED_DEMO: 'false', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(new RegExp(`PORT.*${port}`));
+      expect(result.stderr).toContain('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
+  });
+});
