@@ -10,6 +10,7 @@ import { selfSignedCertificate } from '../helpers/tls.js';
 
 const SECRET_A = 'a'.repeat(32);
 const SECRET_B = 'b'.repeat(40);
+const CARD_SECRETS = { CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, CARD_FINGERPRINT_SECRET: 'f'.repeat(32) };
 
 let scratch: string;
 let tls: ReturnType<typeof selfSignedCertificate>;
@@ -66,6 +67,7 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       JWT_SECRET: SECRET_A,
       CALLBACK_SIGNING_SECRET: SECRET_B,
+      ...CARD_SECRETS,
       TLS_CERT_FILE: tls.certFile,
       TLS_KEY_FILE: tls.keyFile,
     });
@@ -75,14 +77,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).databaseUrl).toBe('postgres://localhost/x');
   });
 
-  it('requires both secrets in production and never seeds a demo there', () => {
+  it('requires every secret in production and never seeds a demo there', () => {
     const missing = problems({ NODE_ENV: 'production' });
-    expect(missing).toHaveLength(2);
-    expect(missing.join('\n')).toMatch(/JWT_SECRET is required/);
-    expect(missing.join('\n')).toMatch(/CALLBACK_SIGNING_SECRET is required/);
-    const production = loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET_A, CALLBACK_SIGNING_SECRET: SECRET_B });
-    expect(production.seedDemo).toBe(false);
-    expect(problems({ NODE_ENV: 'production', JWT_SECRET: SECRET_A, CALLBACK_SIGNING_SECRET: SECRET_B, SEED_DEMO: 'true' }).join()).toMatch(/SEED_DEMO/);
+    expect(missing).toHaveLength(4);
+    for (const name of ['JWT_SECRET', 'CALLBACK_SIGNING_SECRET', 'CARD_ENCRYPTION_KEYS', 'CARD_FINGERPRINT_SECRET']) {
+      expect(missing.join('\n')).toContain(`${name} is required`);
+    }
+    const all = { NODE_ENV: 'production', JWT_SECRET: SECRET_A, CALLBACK_SIGNING_SECRET: SECRET_B, ...CARD_SECRETS };
+    expect(loadConfig(all).seedDemo).toBe(false);
+    expect(problems({ ...all, SEED_DEMO: 'true' }).join()).toMatch(/SEED_DEMO/);
+  });
+
+  it('rejects card encryption keys that are not <id>:<base64 of 32 bytes>', () => {
+    expect(problems({ CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(16).toString('base64')}` }).join()).toMatch(/CARD_ENCRYPTION_KEYS/);
+    expect(problems({ CARD_ENCRYPTION_KEYS: 'no-colon' }).join()).toMatch(/CARD_ENCRYPTION_KEYS/);
+    expect(problems({ CARD_ENCRYPTION_KEYS: `${CARD_SECRETS.CARD_ENCRYPTION_KEYS},old:${Buffer.alloc(32, 1).toString('base64')}` })).toEqual([]);
   });
 
   it('rejects secrets shorter than 32 characters, in development too', () => {

@@ -17,6 +17,8 @@ beforeAll(async () => {
       NODE_ENV: 'production',
       JWT_SECRET: 'j'.repeat(32),
       CALLBACK_SIGNING_SECRET: 'c'.repeat(32),
+      CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+      CARD_FINGERPRINT_SECRET: 'f'.repeat(32),
       TLS_CERT_FILE: tls.certFile,
       TLS_KEY_FILE: tls.keyFile,
     },

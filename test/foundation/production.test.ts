@@ -12,6 +12,8 @@ beforeAll(async () => {
       NODE_ENV: 'production',
       JWT_SECRET: 'j'.repeat(40),
       CALLBACK_SIGNING_SECRET: 'c'.repeat(40),
+      CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+      CARD_FINGERPRINT_SECRET: 'f'.repeat(32),
       TRUSTED_PROXIES: '127.0.0.1',
       PUBLIC_URL: 'https://pay.example.com',
     },

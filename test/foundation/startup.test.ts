@@ -120,8 +120,10 @@ describe('npm start in development', () => {
     // Storage was closed: the store opens again, holding the generated development secrets.
     const after = await inspect(store);
     expect(after.merchants).toBe(1);
-    expect(Object.keys(after.secrets).sort()).toEqual(['callback_signing_secret', 'jwt_secret']);
-    for (const value of Object.values(after.secrets)) expect(value).toMatch(/^[0-9A-Za-z]{48}$/);
+    expect(Object.keys(after.secrets).sort()).toEqual(['callback_signing_secret', 'card_encryption_keys', 'card_fingerprint_secret', 'jwt_secret']);
+    for (const name of ['callback_signing_secret', 'card_fingerprint_secret', 'jwt_secret']) expect(after.secrets[name]).toMatch(/^[0-9A-Za-z]{48}$/);
+    // "<key id>:<base64 of 32 bytes>": the card vault's generated development key.
+    expect(Buffer.from(after.secrets.card_encryption_keys.split(':')[1], 'base64')).toHaveLength(32);
     secretsAfterFirstRun = after.secrets;
   });
 
@@ -153,6 +155,8 @@ describe('npm start in production', () => {
       NODE_ENV: 'production',
       JWT_SECRET: 'j'.repeat(32),
       CALLBACK_SIGNING_SECRET: 'c'.repeat(32),
+      CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+      CARD_FINGERPRINT_SECRET: 'f'.repeat(32),
       ...store,
     });
     expect(gateway.banner.demo).toBeUndefined();

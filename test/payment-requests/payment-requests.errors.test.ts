@@ -75,7 +75,7 @@ describe('each bound, and one past it', () => {
     const before = await countRequests();
     const res = await create(requestBody(overrides));
     expectErrorGuide(res, 400, 'INVALID_FORMAT', 'VAL002');
-    expect(res.body.details).toEqual({ field, value });
+    expect(res.body.details).toEqual({ field, value: echoed(value) });
     expect(await countRequests()).toBe(before);
   });
 });
@@ -108,3 +108,9 @@ describe('error bodies', () => {
     expect(res.text).not.toMatch(/stack|select |insert |at .*\.ts/i);
   });
 });
+
+/** What an error echoes of a rejected value (decisions.md): simple values, long strings cut at 256 characters, never objects. */
+function echoed(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > 256 ? `${value.slice(0, 256)}…` : value;
+  return value !== null && typeof value === 'object' ? null : value;
+}
