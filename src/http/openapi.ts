@@ -24,6 +24,8 @@ interface CatalogEntry {
   schema: Schema;
   auth: string;
   checkout: boolean;
+  /** Calls a processor: declines (402) and processor failures (502) are possible answers. */
+  paymentSubmission: boolean;
 }
 
 /** Every registered route, as the source of the OpenAPI document and of 405 answers. */
@@ -33,11 +35,11 @@ export class RouteCatalog {
   add(route: RouteOptions): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const schema = (route.schema ?? {}) as Schema;
-    const config = (route.config ?? {}) as { auth?: string; checkout?: unknown };
+    const config = (route.config ?? {}) as { auth?: string; checkout?: unknown; paymentSubmission?: boolean };
     const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`);
     for (const method of methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
-      this.entries.push({ method, url: route.url, pattern, schema, auth: config.auth ?? 'none', checkout: Boolean(config.checkout) });
+      this.entries.push({ method, url: route.url, pattern, schema, auth: config.auth ?? 'none', checkout: Boolean(config.checkout), paymentSubmission: Boolean(config.paymentSubmission) });
     }
   }
 
@@ -80,7 +82,7 @@ const Problem = {
 const STATUS_TEXT: Record<number, string> = {
   400: 'Validation error (VALIDATION_ERROR, INVALID_FORMAT, INVALID_JSON, UNSUPPORTED_API_VERSION, …)',
   401: 'Missing or invalid credentials',
-  402: 'Payment declined',
+  402: 'Payment declined (CARD_DECLINED, PAYMENT_DECLINED, THREEDS_FAILED, UPI_TRANSACTION_FAILED); the failed payment is stored and named by paymentId',
   403: 'Not permitted (INSUFFICIENT_PERMISSIONS, FORBIDDEN)',
   404: 'Not found',
   409: 'Conflict with the resource state or an idempotency key in flight',
@@ -89,6 +91,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Idempotency key reused with a different request',
   429: 'Rate limited or account locked (Retry-After)',
   500: 'Internal error',
+  502: 'The processor failed (PROCESSOR_UNAVAILABLE); the failed payment is stored and named by paymentId',
 };
 
 function errorStatuses(entry: CatalogEntry): number[] {
@@ -98,6 +101,7 @@ function errorStatuses(entry: CatalogEntry): number[] {
   if (entry.auth !== 'none') [401, 403].forEach((s) => statuses.add(s));
   if (entry.schema.params) statuses.add(404);
   if (entry.method === 'POST') [409, 422].forEach((s) => statuses.add(s));
+  if (entry.paymentSubmission) [402, 502].forEach((s) => statuses.add(s));
   for (const code of Object.keys(entry.schema.response ?? {})) statuses.add(Number(code));
   return [...statuses].filter((s) => s >= 400).sort();
 }

@@ -267,3 +267,33 @@ describe('checkout session tokens', () => {
     expect(await request(id)).toMatchObject({ status: 'paid' });
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents every payment route with its problem-record errors, declines included', async () => {
+    const doc = (await gw.call('GET', '/openapi.json')).body;
+    for (const [method, path] of [
+      ['post', '/payments/h2h/{id}'],
+      ['post', '/payments/creditCard/acme/{id}'],
+      ['post', '/payments/creditCard/globex/{id}'],
+      ['get', '/payments/{paymentId}'],
+      ['get', '/payments'],
+      ['post', '/payments/{paymentId}/capture'],
+      ['post', '/payments/{paymentId}/cancel'],
+      ['post', '/payments/{paymentId}/refunds'],
+    ]) {
+      const operation = doc.paths[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      expect(operation.responses['200']).toBeDefined();
+      if (path.includes('{')) expect(operation.responses['404'].content['application/problem+json']).toBeDefined();
+      expect(operation.responses['400'].content['application/problem+json']).toBeDefined();
+      expect(operation.responses['401'].content['application/json']).toBeDefined();
+    }
+    const h2h = doc.paths['/payments/h2h/{id}'].post;
+    expect(h2h.responses['402'].content['application/problem+json']).toBeDefined();
+    expect(h2h.responses['502']).toBeDefined();
+    expect(h2h.security).toEqual([{ ApiKey: [] }, { CheckoutToken: [] }]);
+    // The three body variants, each with its own required fields.
+    const variants = h2h.requestBody.content['application/json'].schema.anyOf;
+    expect(variants.map((v: { required: string[] }) => ['number', 'token', 'upiId'].find((f) => v.required.includes(f)))).toEqual(['number', 'token', 'upiId']);
+  });
+});
