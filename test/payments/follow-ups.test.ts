@@ -162,3 +162,20 @@ describe('globex callbacks: duplicate, late, out of order', () => {
     expect(settled.status).toBe('succeeded');
   });
 });
+
+// Last in this file: it stops the sandbox network.
+describe('a processor that is down during a follow-up', () => {
+  it('capture and void answer 502 and leave the payment authorized, to be retried', async () => {
+    const { payment } = await pay({ captureDelayHours: 3 });
+    await gw.gateway.sandbox!.close();
+    for (const action of ['capture', 'cancel']) {
+      const res = await post(`/payments/${payment.paymentId}/${action}`);
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.body).toMatchObject({ error: 'PROCESSOR_UNAVAILABLE', paymentId: payment.paymentId });
+    }
+    expect(await get(`/payments/${payment.paymentId}`)).toMatchObject({ status: 'authorized', amountCaptured: 0 });
+    const refund = await gw.call('POST', `/payments/${payment.paymentId}/refunds`, { apiKey: m.apiKey, body: {} });
+    expect(refund.status).toBe(409);
+  });
+});

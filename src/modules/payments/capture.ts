@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../../errors.js';
+import { AppError, conflict, notFound } from '../../errors.js';
 import type { Db } from '../../storage/db.js';
 import { ProcessorCallError } from '../../processors/types.js';
 import { findPayment, type PaymentRow, type Scope } from './repository.js';
@@ -20,7 +20,8 @@ export async function capturePayment(deps: PaymentDeps, scope: Scope, paymentId:
   try {
     await processor.capture(payment.processor_payment_id!, payment.amount);
   } catch (error) {
-    if (!(error instanceof ProcessorCallError && error.status === 409)) throw error;
+    // 409: a concurrent capture (the scheduled job, a retry) got there first; the state below tells.
+    if (!(error instanceof ProcessorCallError && error.status === 409)) throw processorFailed('capture', payment.id, error);
   }
   return (await finish(deps.db, deps.clock.now(), payment, 'succeeded')) ?? reread(deps.db, scope, paymentId);
 }
@@ -31,12 +32,24 @@ export async function cancelPayment(deps: PaymentDeps, scope: Scope, paymentId: 
   if (!payment) throw notFound('payment');
   if (payment.status === 'canceled') return payment;
   if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be canceled; this one is ${payment.status}`, { status: payment.status });
-  await deps.processors.get(payment.processor)!.void(payment.processor_payment_id!);
+  try {
+    await deps.processors.get(payment.processor)!.void(payment.processor_payment_id!);
+  } catch (error) {
+    throw processorFailed('void', payment.id, error);
+  }
   const updated = await finish(deps.db, deps.clock.now(), payment, 'canceled');
   if (updated) return updated;
   const current = await reread(deps.db, scope, paymentId);
   if (current.status !== 'canceled') throw conflict(`The payment was ${current.status} before it could be canceled`, { status: current.status });
   return current;
+}
+
+/** The payment is unchanged; the merchant may retry the same call. */
+function processorFailed(action: string, paymentId: number, error: unknown): AppError {
+  return new AppError('PROCESSOR_UNAVAILABLE', `The processor could not ${action} the payment; it is unchanged and the call can be retried`, {
+    details: { reason: (error as Error).message },
+    extensions: { paymentId },
+  });
 }
 
 async function finish(db: Db, now: Date, payment: PaymentRow, to: 'succeeded' | 'canceled'): Promise<PaymentRow | undefined> {
