@@ -1,0 +1,75 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * CPU time actually consumed by processes (Linux /proc), so a run on a shared, busy machine still
+ * says what one payment costs: throughput there depends on what else runs, CPU per request does not.
+ */
+const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux the bench runs on
+
+function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** PostgreSQL backends serving `database` (their title is "postgres: <user> <database> <client> …"). */
+function backendsOf(database: string): number[] {
+  const pids: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return pids;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (title.startsWith('postgres: ') && title.split(/\s+/)[2] === database) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+export interface CpuMeter {
+  /** CPU milliseconds per group since the meter started. */
+  read(): Record<string, number>;
+}
+
+/** Meters named processes, and optionally the PostgreSQL backends of one database (they come and go). */
+export function startCpuMeter(processes: Record<string, number>, database?: string): CpuMeter {
+  const start = new Map<number, number>();
+  const sample = () => {
+    const now = new Map<number, { group: string; ms: number }>();
+    for (const [group, pid] of Object.entries(processes)) {
+      const ms = cpuMs(pid);
+      if (ms !== undefined) now.set(pid, { group, ms });
+    }
+    if (database) {
+      for (const pid of backendsOf(database)) {
+        const ms = cpuMs(pid);
+        if (ms !== undefined) now.set(pid, { group: 'postgres', ms });
+      }
+    }
+    return now;
+  };
+  for (const [pid, { ms }] of sample()) start.set(pid, ms);
+  // The bench process itself (autocannon): process.cpuUsage is exact and portable.
+  const selfStart = process.cpuUsage();
+  return {
+    read() {
+      const totals: Record<string, number> = {};
+      for (const [pid, { group, ms }] of sample()) totals[group] = (totals[group] ?? 0) + ms - (start.get(pid) ?? 0);
+      const self = process.cpuUsage(selfStart);
+      totals['load generator'] = (self.user + self.system) / 1000;
+      return totals;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import autocannon, { type RequestSpec } from 'autocannon';
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  /** Per-request path, called once per request sent. */
+  nextPath?: () => string;
+  /** At most this many requests (the size of a pre-created supply): autocannon then stops by itself. */
+  amount?: number;
+  /** A 2xx response that is still not what was wanted (e.g. a payment that did not succeed). */
+  isFailure?: (body: string) => boolean;
+}
+
+export interface LoadResult {
+  /** Successful responses per second over the measured time. */
+  perSecond: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  /** Non-2xx answers, transport errors, time-outs and unwanted 2xx answers. */
+  errors: number;
+  seconds: number;
+  /** True when the run ended because the supply of ids ran out before the duration. */
+  exhausted: boolean;
+  /** CPU milliseconds each process spent per answered request (set by the caller that metered it). */
+  cpuMsPerRequest?: Record<string, number>;
+}
+
+/** One autocannon run; the duration is enforced by a timer so `amount` can cap the supply too. */
+export function runLoad(options: LoadOptions): Promise<LoadResult> {
+  let unwanted = 0;
+  const request: RequestSpec = {
+    method: options.method,
+    headers: options.headers,
+    body: options.body,
+  };
+  // autocannon calls these when the keys exist, even when undefined.
+  if (options.nextPath) request.setupRequest = (req) => ({ ...req, path: options.nextPath!() });
+  if (options.isFailure) {
+    request.onResponse = (status, body) => {
+      if (status < 300 && options.isFailure!(body)) unwanted++;
+    };
+  }
+  return new Promise((resolve, reject) => {
+    const begin = process.hrtime.bigint();
+    let timer: NodeJS.Timeout | undefined;
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        // autocannon ignores `duration` when `amount` is set; the timer below ends the run instead.
+        ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds }),
+        timeout: 10,
+        requests: [request],
+      },
+      (error, result) => {
+        clearTimeout(timer);
+        if (error) return reject(error);
+        const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+        const ok = result['2xx'] - unwanted;
+        resolve({
+          perSecond: ok / seconds,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          ok,
+          errors: result.non2xx + result.errors + result.timeouts + unwanted,
+          seconds,
+          exhausted: options.amount !== undefined && seconds < options.durationSeconds - 0.5,
+        });
+      },
+    );
+    if (options.amount) timer = setTimeout(() => instance.stop(), options.durationSeconds * 1000);
+  });
+}

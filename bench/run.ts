@@ -1,0 +1,299 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { startCpuMeter } from './cpu.js';
+import { runLoad, type LoadOptions, type LoadResult } from './load.js';
+import { freePort, onInterrupt, runNode, startChild, waitForHttp, type Child } from './processes.js';
+import { formatSummary, summariseProfile } from './profile-summary.js';
+import { cpuTable, resultTable, writeReport, type StoreResult } from './report.js';
+import { BASELINE_BODY, createPaymentRequests, H2H_CARD_BODY, testApiKey } from './supply.js';
+
+/**
+ * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile]`
+ * Approved h2h card payments per second through the real gateway on PostgreSQL and PGlite, next
+ * to a one-INSERT baseline; writes docs/performance.md (not with --profile, which slows the
+ * gateway down: it prints a CPU profile summary of the gateway instead).
+ */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = path.join(ROOT, 'dist');
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '12' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '32' },
+    stores: { type: 'string', default: 'postgres,pglite' },
+    profile: { type: 'boolean', default: false },
+  },
+});
+const DURATION = Number(args.duration);
+const WARMUP = Number(args.warmup);
+const CONNECTIONS = Number(args.connections);
+const STORES = args.stores!.split(',') as Array<'postgres' | 'pglite'>;
+const PROFILE = args.profile!;
+
+const secret = () => randomBytes(32).toString('base64url');
+const JWT_SECRET = secret();
+const CALLBACK_SIGNING_SECRET = secret();
+const USER = { email: 'bench@example.com', password: 'bench-password-123', name: 'Bench Merchant' };
+
+/** A clean environment: nothing from the caller's shell (REDIS_URL, DATABASE_URL …) leaks in. */
+const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: os.tmpdir() });
+
+type DbEnv = { DATABASE_URL: string } | { DATA_DIR: string };
+
+interface Store {
+  kind: 'postgres' | 'pglite';
+  gatewayDb: DbEnv;
+  baselineDb: DbEnv;
+  /** The database whose PostgreSQL backends are metered (PGlite runs inside the metered process). */
+  database?: string;
+  /** Approved payments in the store after the run, when it can be read while the gateway runs. */
+  countSucceeded?: () => Promise<number>;
+  dispose(): Promise<void>;
+}
+
+let pgAdminUrl: string | undefined;
+function postgresAdminUrl(): string {
+  pgAdminUrl ??= execFileSync('bash', [path.join(ROOT, 'scripts/pg-cluster.sh'), 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  return pgAdminUrl;
+}
+
+async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<Store> {
+  if (kind === 'pglite') {
+    const gatewayDir = mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-gw-'));
+    const baselineDir = mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-base-'));
+    const dispose = onInterrupt(async () => {
+      rmSync(gatewayDir, { recursive: true, force: true });
+      rmSync(baselineDir, { recursive: true, force: true });
+    });
+    return { kind, gatewayDb: { DATA_DIR: gatewayDir }, baselineDb: { DATA_DIR: baselineDir }, dispose };
+  }
+  const adminUrl = postgresAdminUrl();
+  const name = `bench_${stamp}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const reader = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  const dispose = onInterrupt(async () => {
+    await reader.end();
+    const drop = new pg.Client({ connectionString: adminUrl });
+    await drop.connect();
+    await drop.query(`drop database if exists ${name} with (force)`);
+    await drop.end();
+  });
+  return {
+    kind,
+    database: name,
+    gatewayDb: { DATABASE_URL: databaseUrl },
+    baselineDb: { DATABASE_URL: databaseUrl },
+    countSucceeded: async () => Number((await reader.query(`select count(*) as n from payments where status = 'succeeded'`)).rows[0].n),
+    dispose,
+  };
+}
+
+async function describePostgres(): Promise<string> {
+  const client = new pg.Client({ connectionString: postgresAdminUrl() });
+  await client.connect();
+  const setting = async (name: string) => (await client.query(`show ${name}`)).rows[0][name];
+  const version = (await client.query('show server_version')).rows[0].server_version;
+  const text = `PostgreSQL ${version} on loopback (scripts/pg-cluster.sh: fsync=${await setting('fsync')}, synchronous_commit=${await setting('synchronous_commit')}, shared_buffers=${await setting('shared_buffers')}); PGlite ${pgliteVersion()} with a data directory on local disk`;
+  await client.end();
+  return text;
+}
+
+function pgliteVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '';
+  }
+}
+
+/** Gateway settings the run uses, for the report. */
+const gatewaySettings = () => `NODE_ENV=development, LOG_LEVEL=warn, in-memory rate limiter (RATE_LIMIT_MAX=10000000), SANDBOX_LATENCY_MS=0`;
+
+/** A load run with the CPU each process spent on it, in milliseconds per answered request. */
+async function meteredLoad(options: LoadOptions, processes: Record<string, number>, database: string | undefined): Promise<LoadResult> {
+  const meter = startCpuMeter(processes, database);
+  const result = await runLoad(options);
+  const spent = meter.read();
+  const answered = Math.max(1, result.ok + result.errors);
+  result.cpuMsPerRequest = Object.fromEntries(Object.entries(spent).map(([group, ms]) => [group, ms / answered]));
+  return result;
+}
+
+async function runGatewayRound(store: Store, profileDir: string | undefined): Promise<{ payments: LoadResult; succeededInDb?: number }> {
+  const gatewayPort = await freePort();
+  const sandboxPort = await freePort();
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+
+  // PGlite: the CLI must run before the gateway holds the data directory.
+  const created = JSON.parse(
+    await runNode([path.join(DIST, 'src/cli.js'), 'merchant', 'create', '--email', USER.email, '--password', USER.password, '--name', USER.name], {
+      ...baseEnv(),
+      ...store.gatewayDb,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+    }),
+  ) as { userId: number };
+
+  const children: Child[] = [];
+  try {
+    const sandbox = startChild('sandbox', [path.join(DIST, 'sandbox/main.js')], {
+      ...baseEnv(),
+      SANDBOX_PORT: String(sandboxPort),
+      GATEWAY_URL: gatewayUrl,
+      CALLBACK_SIGNING_SECRET,
+      SANDBOX_LATENCY_MS: '0',
+    });
+    children.push(sandbox);
+    await waitForHttp(`${sandboxUrl}/`, sandbox);
+
+    const gateway = startChild('gateway', [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), path.join(DIST, 'src/main.js')], {
+      ...baseEnv(),
+      ...store.gatewayDb,
+      NODE_ENV: 'development',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '10000000',
+      PORT: String(gatewayPort),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: gatewayUrl,
+      SANDBOX_URL: sandboxUrl,
+      JWT_SECRET,
+      CALLBACK_SIGNING_SECRET,
+    });
+    children.unshift(gateway);
+    await waitForHttp(`${gatewayUrl}/healthz`, gateway);
+
+    const apiKey = await testApiKey(gatewayUrl, { email: USER.email, password: USER.password, userId: created.userId });
+    const pay = async (seconds: number, supply: number) => {
+      const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
+      let next = 0;
+      return meteredLoad({
+        url: gatewayUrl,
+        connections: CONNECTIONS,
+        durationSeconds: seconds,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: H2H_CARD_BODY,
+        nextPath: () => `/payments/h2h/${ids[next++]}`,
+        amount: ids.length,
+        isFailure: (body) => !body.includes('"status":"succeeded"'),
+      }, { gateway: gateway.process.pid!, sandbox: sandbox.process.pid! }, store.database);
+    };
+    log(`  ${store.kind}: warm-up ${WARMUP} s`);
+    const warm = await pay(WARMUP, Math.max(CONNECTIONS * 4, Math.round(WARMUP * 1500)));
+    // Enough requests for the measured run at the warmed-up rate with room to speed up; if they
+    // run out anyway the run ends early and the report says so.
+    const supply = Math.min(100_000, Math.ceil(Math.max(warm.perSecond, 200) * DURATION * 1.5) + 1000);
+    log(`  ${store.kind}: warm-up ${Math.round(warm.perSecond)}/s; creating ${supply} payment requests, then ${DURATION} s measured`);
+    const payments = await pay(DURATION, supply);
+    const succeededInDb = await store.countSucceeded?.();
+    return { payments, succeededInDb };
+  } finally {
+    for (const child of children) await child.stop();
+  }
+}
+
+async function runBaselineRound(store: Store): Promise<LoadResult> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const server = startChild('baseline', [path.join(DIST, 'bench/baseline-server.js')], {
+    ...baseEnv(),
+    ...store.baselineDb,
+    BASELINE_PORT: String(port),
+  });
+  try {
+    await waitForHttp(`${url}/healthz`, server);
+    const load = (seconds: number) =>
+      meteredLoad({
+        url: `${url}/rows`,
+        connections: CONNECTIONS,
+        durationSeconds: seconds,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: BASELINE_BODY,
+      }, { 'baseline server': server.process.pid! }, store.database);
+    await load(WARMUP);
+    return await load(DURATION);
+  } finally {
+    await server.stop();
+  }
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  // The machine may be shared: the load before the run says how much else was competing for it.
+  const loadBefore = os.loadavg()[0]!.toFixed(1);
+  log(`bench: 1-minute load average before the run: ${loadBefore}`);
+  const stamp = started.toISOString().replace(/\D/g, '').slice(0, 14);
+  const results: StoreResult[] = [];
+  const profiles: string[] = [];
+  for (const kind of STORES) {
+    log(`bench: ${kind}`);
+    const store = await openStore(kind, stamp);
+    const profileDir = PROFILE ? mkdtempSync(path.join(os.tmpdir(), `bench-profile-${kind}-`)) : undefined;
+    try {
+      const { payments, succeededInDb } = await runGatewayRound(store, profileDir);
+      log(`  ${kind}: ${Math.round(payments.perSecond)} payments/s, p50 ${payments.p50} ms, p99 ${payments.p99} ms, ${payments.errors} errors`);
+      if (profileDir) {
+        const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+        if (file) profiles.push(`== gateway CPU profile, ${kind} (${path.join(profileDir, file)}) ==\n${formatSummary(summariseProfile(path.join(profileDir, file)))}`);
+      }
+      log(`  ${kind}: baseline`);
+      const baseline = await runBaselineRound(store);
+      results.push({ store: kind, payments, baseline, succeededInDb });
+    } finally {
+      await store.dispose();
+    }
+  }
+
+  process.stdout.write(`\n${resultTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n`);
+  for (const profile of profiles) process.stdout.write(`\n${profile}\n`);
+  if (PROFILE) {
+    process.stdout.write('\n(--profile: figures are slowed by the profiler; docs/performance.md left as it was)\n');
+    return;
+  }
+  const cpus = os.cpus();
+  const argv = process.argv.slice(2);
+  writeReport(
+    path.join(ROOT, 'docs/performance.md'),
+    {
+      command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
+      date: started.toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      machine: `${cpus.length} cores (${cpus[0]?.model ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}; 1-minute load average before the run ${loadBefore}`,
+      database: STORES.includes('postgres') ? await describePostgres() : `PGlite ${pgliteVersion()}`,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      warmupSeconds: WARMUP,
+      gatewayEnv: gatewaySettings(),
+    },
+    results,
+    cpus.length,
+  );
+  process.stdout.write('\nwrote docs/performance.md\n');
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);
