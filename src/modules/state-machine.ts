@@ -28,14 +28,17 @@ const REQUEST_SOURCES: Record<PaymentRequestStatus, PaymentRequestStatus[]> = {
   expired: ['open'],
 };
 
-export const TERMINAL_PAYMENT_STATUSES: PaymentStatus[] = ['succeeded', 'failed', 'canceled'];
-
 /** The statuses a payment request may move to `to` from; for updates with extra conditions (expiry). */
 export function requestSourcesFor(to: PaymentRequestStatus): PaymentRequestStatus[] {
   return REQUEST_SOURCES[to];
 }
 
-type PaymentPatch = {
+/** The statuses a payment may move to `to` from; for statements that update more than the payment. */
+export function paymentSourcesFor(to: PaymentStatus): PaymentStatus[] {
+  return PAYMENT_SOURCES[to];
+}
+
+export type PaymentPatch = {
   processor_payment_id?: string | null;
   decline_code?: string | null;
   decline_reason?: string | null;
@@ -44,23 +47,6 @@ type PaymentPatch = {
   capture_at?: Date | null;
   amount_captured?: number;
 };
-
-export async function transitionPayment(
-  trx: Db,
-  payment: { id: number; merchantId: number },
-  to: PaymentStatus,
-  now: Date,
-  patch: PaymentPatch = {},
-) {
-  return trx
-    .updateTable('payments')
-    .set({ ...patch, status: to, updated_at: now })
-    .where('id', '=', payment.id)
-    .where('merchant_id', '=', payment.merchantId)
-    .where('status', 'in', PAYMENT_SOURCES[to])
-    .returningAll()
-    .executeTakeFirst();
-}
 
 type RequestPatch = { amount_paid?: number; amount_refunded?: ReturnType<typeof sql> | number };
 
@@ -82,7 +68,7 @@ export async function transitionPaymentRequest(
 }
 
 /** The request status that follows from a payment attempt reaching `status`. */
-export function requestStatusFor(payment: PaymentStatus): PaymentRequestStatus | undefined {
+export function requestStatusFor(payment: PaymentStatus): PaymentRequestStatus {
   switch (payment) {
     case 'pending':
     case 'requires_action':

@@ -2,8 +2,7 @@ import { AppError, conflict, notFound } from '../../errors.js';
 import type { Db } from '../../storage/db.js';
 import { ProcessorCallError } from '../../processors/types.js';
 import { findPayment, type PaymentRow, type Scope } from './repository.js';
-import { afterPaymentTransition } from './settle.js';
-import { transitionPayment } from '../state-machine.js';
+import { transition } from './settle.js';
 import type { PaymentDeps } from './submit-card-payment.js';
 
 /**
@@ -53,14 +52,7 @@ function processorFailed(action: string, paymentId: number, error: unknown): App
 }
 
 async function finish(db: Db, now: Date, payment: PaymentRow, to: 'succeeded' | 'canceled'): Promise<PaymentRow | undefined> {
-  return db.transaction().execute(async (trx) => {
-    const updated = await transitionPayment(trx, { id: payment.id, merchantId: payment.merchant_id }, to, now, {
-      ...(to === 'succeeded' ? { amount_captured: payment.amount } : {}),
-      capture_at: null,
-    });
-    if (updated) await afterPaymentTransition(trx, now, updated);
-    return updated;
-  });
+  return transition(db, now, payment, to, { ...(to === 'succeeded' ? { amount_captured: payment.amount } : {}), capture_at: null });
 }
 
 async function reread(db: Db, scope: Scope, paymentId: number): Promise<PaymentRow> {

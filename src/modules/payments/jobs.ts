@@ -35,7 +35,7 @@ export function registerPaymentJobs(jobs: JobRunner, deps: PaymentDeps): void {
       } else {
         throw new StillPending(`processor still reports ${status.status}`);
       }
-      await deps.db.transaction().execute((trx) => settlePayment(trx, deps.clock.now(), payment, settlement));
+      await settlePayment(deps.db, deps.clock.now(), payment, settlement);
     },
   });
 

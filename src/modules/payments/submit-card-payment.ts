@@ -1,5 +1,5 @@
 import { AppError, conflict, invalidFormat, notFound } from '../../errors.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { sql } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import { toMinor } from '../../lib/money.js';
@@ -11,7 +11,7 @@ import type { Vault } from '../cards/vault.js';
 import { bin, cardBrand, cvvLength, isExpired, last4, parseExpiration, passesLuhn } from '../cards/card-number.js';
 import { findPayment, type CardRow, type PaymentRow } from './repository.js';
 import { settlePayment, type Settlement } from './settle.js';
-import { transitionPaymentRequest } from '../state-machine.js';
+import { requestSourcesFor } from '../state-machine.js';
 import { assertOpen } from '../payment-requests/status.js';
 
 export interface PaymentDeps {
@@ -55,6 +55,8 @@ export interface CardPaymentResult {
 }
 
 export const RECONCILE_JOB = 'payment.reconcile';
+/** When the reconcile job first asks the processor about a payment still pending. */
+const RECONCILE_AFTER_MS = 60_000;
 const CARD_TOKEN_PREFIX = 'ctok_';
 
 /**
@@ -144,57 +146,7 @@ async function attempt(
   amount: number,
 ): Promise<{ payment: PaymentRow; card: CardRow; retryableError: boolean }> {
   const now = deps.clock.now();
-  const { payment, card } = await deps.db.transaction().execute(async (trx) => {
-    const cardRow =
-      stored.row ??
-      (await trx
-        .insertInto('cards')
-        .values({
-          merchant_id: input.merchantId,
-          livemode: false,
-          token_hash: sha256Hex(stored.token!),
-          ...vaultFields(deps.vault, newCard!),
-          created_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow());
-    let inserted: PaymentRow;
-    try {
-      inserted = await trx
-        .insertInto('payments')
-        .values({
-          merchant_id: input.merchantId,
-          livemode: false,
-          payment_request_id: input.paymentRequestId,
-          status: 'pending',
-          method: input.source.kind,
-          processor: processor.name,
-          amount,
-          currency,
-          card_id: cardRow.id,
-          capture_delay_hours: input.captureDelayHours,
-          payer: JSON.stringify(input.payer),
-          options: JSON.stringify(input.options),
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    } catch (error) {
-      if ((error as { code?: string }).code === '23505') throw alreadyInProgress();
-      throw error;
-    }
-    const moved = await transitionPaymentRequest(trx, { id: input.paymentRequestId, merchantId: input.merchantId }, 'processing', now);
-    if (!moved) throw alreadyInProgress();
-    await enqueueJob(trx, {
-      kind: RECONCILE_JOB,
-      payload: { paymentId: inserted.id, merchantId: input.merchantId },
-      runAt: new Date(now.getTime() + 60_000),
-      merchantId: input.merchantId,
-      dedupeKey: `${RECONCILE_JOB}:${inserted.id}`,
-    });
-    return { payment: inserted, card: cardRow };
-  });
+  const { payment, card } = await beginAttempt(deps, input, stored, newCard, processor.name, currency, amount, now);
 
   const expiry = parseExpiration(`${String(card.exp_month).padStart(2, '0')}/${String(card.exp_year % 100).padStart(2, '0')}`)!;
   const outcome = await processor.authorize({
@@ -208,12 +160,81 @@ async function attempt(
   });
 
   const settlement = toSettlement(outcome);
-  const settled = settlement
-    ? await deps.db.transaction().execute((trx) => settlePayment(trx, deps.clock.now(), payment, settlement))
-    : undefined;
+  const settled = settlement ? await settlePayment(deps.db, deps.clock.now(), payment, settlement) : undefined;
   // Undefined: still pending (time-out) or a callback settled it first; either way read what is true now.
   const current = settled ?? (await findPayment(deps.db, { merchantId: input.merchantId, livemode: false }, payment.id))!;
   return { payment: current, card, retryableError: outcome.kind === 'error' && outcome.retryable };
+}
+
+/**
+ * One statement, so one round trip and atomic: the request moves to processing (only if it is open
+ * and unexpired), a new card is vaulted, the pending payment is inserted, and the reconcile job that
+ * settles it if no answer comes is scheduled. A request that is not open inserts nothing; a second
+ * live attempt on the same request hits the one-active-payment index. Both answer 409.
+ */
+async function beginAttempt(
+  deps: PaymentDeps,
+  input: CardPaymentInput,
+  stored: StoredCard,
+  newCard: CheckedCard | undefined,
+  processor: string,
+  currency: string,
+  amount: number,
+  now: Date,
+): Promise<{ payment: PaymentRow; card: CardRow }> {
+  const vaulted = newCard ? { token_hash: sha256Hex(stored.token!), ...vaultFields(deps.vault, newCard) } : undefined;
+  const v = vaulted ?? ({} as Partial<NonNullable<typeof vaulted>>);
+  const legal = sql.join(requestSourcesFor('processing'));
+  let rows: PaymentRow[];
+  try {
+    ({ rows } = await sql<PaymentRow>`
+      with request as (
+        update payment_requests set status = 'processing', updated_at = ${now}
+        where id = ${input.paymentRequestId} and merchant_id = ${input.merchantId} and livemode = false
+          and status in (${legal}) and (expires_at is null or expires_at > ${now})
+        returning id
+      ),
+      card as (
+        insert into cards (merchant_id, livemode, token_hash, pan_ciphertext, key_id, fingerprint, brand, bin, last4,
+                           exp_month, exp_year, holder_name, created_at)
+        select ${input.merchantId}, false, ${v.token_hash ?? null}, ${v.pan_ciphertext ?? null}, ${v.key_id ?? null},
+               ${v.fingerprint ?? null}, ${v.brand ?? null}, ${v.bin ?? null}, ${v.last4 ?? null},
+               ${v.exp_month ?? null}::int, ${v.exp_year ?? null}::int, ${v.holder_name ?? null}, ${now}
+        from request where ${vaulted !== undefined}
+        returning id
+      ),
+      pay as (
+        insert into payments (merchant_id, livemode, payment_request_id, status, method, processor, amount, currency,
+                              card_id, capture_delay_hours, payer, options, created_at, updated_at)
+        select ${input.merchantId}, false, request.id, 'pending', ${input.source.kind}, ${processor}, ${amount}, ${currency},
+               coalesce((select id from card), ${stored.row?.id ?? null}::bigint), ${input.captureDelayHours},
+               ${JSON.stringify(input.payer)}::jsonb, ${JSON.stringify(input.options)}::jsonb, ${now}, ${now}
+        from request
+        returning *
+      ),
+      reconcile as (
+        insert into jobs (kind, payload, run_at, merchant_id, dedupe_key, max_attempts)
+        select ${RECONCILE_JOB}, json_build_object('paymentId', pay.id, 'merchantId', pay.merchant_id)::jsonb,
+               ${new Date(now.getTime() + RECONCILE_AFTER_MS)}, pay.merchant_id, ${RECONCILE_JOB} || ':' || pay.id, 12
+        from pay
+        on conflict (dedupe_key) do nothing
+      )
+      select * from pay`.execute(deps.db));
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') throw alreadyInProgress();
+    throw error;
+  }
+  const payment = rows[0];
+  if (!payment) throw alreadyInProgress();
+  const card: CardRow = stored.row ?? {
+    ...vaulted!,
+    id: payment.card_id!,
+    merchant_id: input.merchantId,
+    livemode: false,
+    usable: false,
+    created_at: now,
+  };
+  return { payment, card };
 }
 
 function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
