@@ -2,9 +2,9 @@ import { AppError, conflict, invalidFormat, notFound } from '../../errors.js';
 import { sql } from 'kysely';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
-import { toMinor } from '../../lib/money.js';
+import { normalizeCurrency, toMinor } from '../../lib/money.js';
 import type { ProcessorRegistry } from '../../processors/registry.js';
-import type { AuthorizeOutcome, Processor } from '../../processors/types.js';
+import type { AuthorizeOutcome } from '../../processors/types.js';
 import type { Db } from '../../storage/db.js';
 import type { KeyMode } from '../../storage/schema.js';
 import type { Vault } from '../cards/vault.js';
@@ -72,62 +72,37 @@ export async function submitCardPayment(deps: PaymentDeps, input: CardPaymentInp
     if (input.isSandbox === true) throw invalidFormat('isSandbox', true, 'A live API key cannot make sandbox payments');
     throw new AppError('INSUFFICIENT_PERMISSIONS', 'No live card processor is configured for this account; use a test key with the sandbox processors');
   }
-  const scope = { merchantId: input.merchantId, livemode: false };
   const card = input.source.kind === 'card' ? checkCard(input.source, now) : undefined;
+  const stored: StoredCard = card
+    ? { pan: card.number, cvv: card.cvv, token: `${CARD_TOKEN_PREFIX}${randomBase62(32)}` }
+    : await storedCard(deps, input.merchantId, (input.source as { token: string }).token, now);
 
-  const request = await deps.db
-    .selectFrom('payment_requests as r')
-    .innerJoin('merchants as m', 'm.id', 'r.merchant_id')
-    .select(['r.id', 'r.amount', 'r.currency', 'r.status', 'r.expires_at', 'm.default_processor'])
-    .where('r.id', '=', input.paymentRequestId)
-    .where('r.merchant_id', '=', scope.merchantId)
-    .where('r.livemode', '=', scope.livemode)
-    .executeTakeFirst();
-  if (!request) throw notFound('payment request');
-  assertOpen(request, now, 'be paid');
-  if (input.expected) {
-    if (toMinor(input.expected.amount, request.currency) !== request.amount) {
-      throw invalidFormat('amount', input.expected.amount, 'amount must equal the payment request amount');
-    }
-    if (input.expected.unit.toUpperCase() !== request.currency) {
-      throw invalidFormat('unit', input.expected.unit, `unit must equal the payment request currency ${request.currency}`);
-    }
-  }
-
-  let stored: StoredCard;
-  if (card) {
-    stored = { pan: card.number, cvv: card.cvv, token: `${CARD_TOKEN_PREFIX}${randomBase62(32)}` };
-  } else {
-    const token = (input.source as { token: string }).token;
-    const row = await deps.db
-      .selectFrom('cards')
-      .selectAll()
-      .where('token_hash', '=', sha256Hex(token))
-      .where('merchant_id', '=', scope.merchantId)
-      .where('livemode', '=', scope.livemode)
-      .where('usable', '=', true)
-      .executeTakeFirst();
-    if (!row) throw notFound('card token');
-    if (isExpired({ month: row.exp_month, year: row.exp_year }, now)) {
-      throw new AppError('INVALID_CARD', 'The stored card has expired', { details: { field: 'token', reason: 'card expired' } });
-    }
-    stored = { row, pan: deps.vault.decrypt(row.pan_ciphertext, row.key_id), token: null };
-  }
-
-  const processorName = input.processor ?? request.default_processor;
-  const processor = deps.processors.get(processorName);
-  if (!processor) throw new AppError('PROCESSOR_UNAVAILABLE', `Processor ${processorName} is not available`);
-
-  const first = await attempt(deps, input, stored, card, processor, request.currency, request.amount);
+  const first = await attempt(deps, input, stored, card, input.processor);
   if (first.retryableError && input.failover) {
-    const alternative = deps.processors.alternative(processor.name);
+    const alternative = deps.processors.alternative(first.payment.processor);
     if (alternative) {
       // The first attempt created nothing at its processor; the card row is reused, not stored twice.
-      const second = await attempt(deps, input, { ...stored, row: first.card }, undefined, alternative, request.currency, request.amount);
+      const second = await attempt(deps, input, { ...stored, row: first.card }, undefined, alternative.name);
       return result(second.payment, second.card, stored.token);
     }
   }
   return result(first.payment, first.card, stored.token);
+}
+
+async function storedCard(deps: PaymentDeps, merchantId: number, token: string, now: Date): Promise<StoredCard> {
+  const row = await deps.db
+    .selectFrom('cards')
+    .selectAll()
+    .where('token_hash', '=', sha256Hex(token))
+    .where('merchant_id', '=', merchantId)
+    .where('livemode', '=', false)
+    .where('usable', '=', true)
+    .executeTakeFirst();
+  if (!row) throw notFound('card token');
+  if (isExpired({ month: row.exp_month, year: row.exp_year }, now)) {
+    throw new AppError('INVALID_CARD', 'The stored card has expired', { details: { field: 'token', reason: 'card expired' } });
+  }
+  return { row, pan: deps.vault.decrypt(row.pan_ciphertext, row.key_id), token: null };
 }
 
 function result(payment: PaymentRow, card: CardRow, token: string | null): CardPaymentResult {
@@ -135,35 +110,72 @@ function result(payment: PaymentRow, card: CardRow, token: string | null): CardP
   return { payment, card, cardToken: accepted ? token : null };
 }
 
-/** One authorization attempt on one processor: commit pending, call, settle. */
+/** One authorization attempt on one processor (the merchant's default when none is named): commit pending, call, settle. */
 async function attempt(
   deps: PaymentDeps,
   input: CardPaymentInput,
   stored: StoredCard,
   newCard: CheckedCard | undefined,
-  processor: Processor,
-  currency: string,
-  amount: number,
+  processorName: string | undefined,
 ): Promise<{ payment: PaymentRow; card: CardRow; retryableError: boolean }> {
   const now = deps.clock.now();
-  const { payment, card } = await beginAttempt(deps, input, stored, newCard, processor.name, currency, amount, now);
+  const { payment, card } = await beginAttempt(deps, input, stored, newCard, processorName, now);
 
-  const expiry = parseExpiration(`${String(card.exp_month).padStart(2, '0')}/${String(card.exp_year % 100).padStart(2, '0')}`)!;
-  const outcome = await processor.authorize({
-    reference: `pay_${payment.id}`,
-    amount,
-    currency,
-    capture: input.captureDelayHours === 0,
-    card: { number: stored.pan, expMonth: expiry.month, expYear: expiry.year, cvv: stored.cvv, holder: card.holder_name },
-    threeDS: { force: input.is3ds, returnUrl: returnUrl(deps, input) },
-    testHeaders: input.testHeaders,
-  });
+  const processor = deps.processors.get(payment.processor);
+  const outcome: AuthorizeOutcome = processor
+    ? await processor.authorize({
+        reference: `pay_${payment.id}`,
+        amount: payment.amount,
+        currency: payment.currency,
+        capture: input.captureDelayHours === 0,
+        card: { number: stored.pan, expMonth: card.exp_month, expYear: card.exp_year, cvv: stored.cvv, holder: card.holder_name },
+        threeDS: { force: input.is3ds, returnUrl: returnUrl(deps, input) },
+        testHeaders: input.testHeaders,
+      })
+    : { kind: 'error', retryable: true, message: `processor ${payment.processor} is not configured` };
 
   const settlement = toSettlement(outcome);
   const settled = settlement ? await settlePayment(deps.db, deps.clock.now(), payment, settlement) : undefined;
   // Undefined: still pending (time-out) or a callback settled it first; either way read what is true now.
   const current = settled ?? (await findPayment(deps.db, { merchantId: input.merchantId, livemode: false }, payment.id))!;
   return { payment: current, card, retryableError: outcome.kind === 'error' && outcome.retryable };
+}
+
+/**
+ * Why a payment could not begin, read only on that cold path, in the order a client fixes things:
+ * the request must exist, be open, and (h2h) match amount and unit; otherwise a concurrent
+ * attempt got there first.
+ */
+async function whyNotBegun(deps: PaymentDeps, input: CardPaymentInput, now: Date): Promise<AppError> {
+  const request = await deps.db
+    .selectFrom('payment_requests')
+    .select(['id', 'amount', 'currency', 'status', 'expires_at'])
+    .where('id', '=', input.paymentRequestId)
+    .where('merchant_id', '=', input.merchantId)
+    .where('livemode', '=', false)
+    .executeTakeFirst();
+  if (!request) return notFound('payment request');
+  try {
+    assertOpen(request, now, 'be paid');
+  } catch (error) {
+    return error as AppError;
+  }
+  if (input.expected) {
+    if (input.expected.unit.toUpperCase() === request.currency && toMinor(input.expected.amount, request.currency) !== request.amount) {
+      return invalidFormat('amount', input.expected.amount, 'amount must equal the payment request amount');
+    }
+    if (input.expected.unit.toUpperCase() !== request.currency) {
+      return invalidFormat('unit', input.expected.unit, `unit must equal the payment request currency ${request.currency}`);
+    }
+  }
+  return alreadyInProgress();
+}
+
+/** The h2h amount in minor units of the stated unit; -1 (matches no request) when the unit is no currency. */
+function expectedMinor(expected: { amount: number; unit: string }): { minor: number; currency: string } {
+  const currency = normalizeCurrency(expected.unit);
+  const minor = currency === undefined ? undefined : toMinor(expected.amount, currency);
+  return { minor: minor ?? -1, currency: currency ?? '' };
 }
 
 /**
@@ -177,22 +189,24 @@ async function beginAttempt(
   input: CardPaymentInput,
   stored: StoredCard,
   newCard: CheckedCard | undefined,
-  processor: string,
-  currency: string,
-  amount: number,
+  processor: string | undefined,
   now: Date,
 ): Promise<{ payment: PaymentRow; card: CardRow }> {
   const vaulted = newCard ? { token_hash: sha256Hex(stored.token!), ...vaultFields(deps.vault, newCard) } : undefined;
   const v = vaulted ?? ({} as Partial<NonNullable<typeof vaulted>>);
   const legal = sql.join(requestSourcesFor('processing'));
+  const expected = input.expected ? expectedMinor(input.expected) : undefined;
   let rows: PaymentRow[];
   try {
     ({ rows } = await sql<PaymentRow>`
       with request as (
-        update payment_requests set status = 'processing', updated_at = ${now}
-        where id = ${input.paymentRequestId} and merchant_id = ${input.merchantId} and livemode = false
-          and status in (${legal}) and (expires_at is null or expires_at > ${now})
-        returning id
+        update payment_requests r set status = 'processing', updated_at = ${now}
+        from merchants m
+        where r.id = ${input.paymentRequestId} and r.merchant_id = ${input.merchantId} and r.livemode = false
+          and m.id = r.merchant_id
+          and r.status in (${legal}) and (r.expires_at is null or r.expires_at > ${now})
+          and (${expected === undefined} or (r.amount = ${expected?.minor ?? null}::bigint and r.currency = ${expected?.currency ?? null}))
+        returning r.id, r.amount, r.currency, m.default_processor
       ),
       card as (
         insert into cards (merchant_id, livemode, token_hash, pan_ciphertext, key_id, fingerprint, brand, bin, last4,
@@ -206,7 +220,8 @@ async function beginAttempt(
       pay as (
         insert into payments (merchant_id, livemode, payment_request_id, status, method, processor, amount, currency,
                               card_id, capture_delay_hours, payer, options, created_at, updated_at)
-        select ${input.merchantId}, false, request.id, 'pending', ${input.source.kind}, ${processor}, ${amount}, ${currency},
+        select ${input.merchantId}, false, request.id, 'pending', ${input.source.kind},
+               coalesce(${processor ?? null}, request.default_processor), request.amount, request.currency,
                coalesce((select id from card), ${stored.row?.id ?? null}::bigint), ${input.captureDelayHours},
                ${JSON.stringify(input.payer)}::jsonb, ${JSON.stringify(input.options)}::jsonb, ${now}, ${now}
         from request
@@ -225,7 +240,7 @@ async function beginAttempt(
     throw error;
   }
   const payment = rows[0];
-  if (!payment) throw alreadyInProgress();
+  if (!payment) throw await whyNotBegun(deps, input, now);
   const card: CardRow = stored.row ?? {
     ...vaulted!,
     id: payment.card_id!,
