@@ -72,6 +72,23 @@ describe('same key, same request', () => {
     // Once the first finished, everyone gets its answer.
     expect((await post(m, key)).text).toBe(ok[0].text);
   });
+
+  it('20 concurrent identical POST /payment-requests create exactly one request', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    const body = { amount: 42.5, currency: 'EUR', reference: `idem-${key}` };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body, headers: { 'X-Idempotency-Key': key } })),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length + results.filter((r) => r.status === 409).length).toBe(20);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => r.text)).size).toBe(1);
+    const rows = await gw.db.selectFrom('payment_requests').select('id').where('merchant_id', '=', m.merchantId).where('reference', '=', body.reference).execute();
+    expect(rows).toEqual([{ id: ok[0].body.paymentRequestId }]);
+    // Error-guide shape off the /payments and /customers paths.
+    for (const r of results.filter((x) => x.status === 409)) expect(r.body).toMatchObject({ error: 'IDEMPOTENCY_KEY_IN_USE', code: 'IDEM001' });
+  });
 });
 
 describe('same key, different request', () => {

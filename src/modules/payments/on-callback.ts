@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../lib/clock.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEvent, CallbackHandlers } from '../callbacks/dispatch.js';
+import type { ProcessorRegistry } from '../../processors/registry.js';
 import type { PaymentRow } from './repository.js';
 import { settlePayment, type Settlement } from './settle.js';
 
@@ -10,14 +11,14 @@ import { settlePayment, type Settlement } from './settle.js';
  * inside the transaction that marks the event processed. Late, duplicate and out-of-order
  * events are harmless: the state machine refuses any backwards move.
  */
-export function registerPaymentCallbacks(handlers: CallbackHandlers, deps: { clock: Clock; logger: FastifyBaseLogger }): void {
+export function registerPaymentCallbacks(handlers: CallbackHandlers, deps: { clock: Clock; logger: FastifyBaseLogger; processors: ProcessorRegistry }): void {
   const onOutcome = async (event: CallbackEvent, trx: Db) => {
     const payment = await paymentFor(trx, event);
     if (!payment) {
       deps.logger.warn({ eventId: event.body.eventId, source: event.source }, 'callback names no payment of ours');
       return;
     }
-    const settlement = toSettlement(event, payment);
+    const settlement = event.source === '3ds' ? threeDsSettlement(event, payment) : processorSettlement(deps.processors, event, payment);
     if (!settlement) return;
     await settlePayment(trx, deps.clock.now(), payment, settlement);
   };
@@ -36,32 +37,39 @@ async function paymentFor(trx: Db, event: CallbackEvent): Promise<PaymentRow | u
   return query.where('processor_payment_id', '=', event.body.transactionId).executeTakeFirst();
 }
 
-function toSettlement(event: CallbackEvent, payment: PaymentRow): Settlement | undefined {
-  const body = event.body;
-  const data = (body.providerData ?? {}) as Record<string, unknown>;
-  const processorPaymentId = body.transactionId;
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  if (event.source === '3ds') {
-    const authenticated = event.body.threeDsResult === 'Y' || event.body.threeDsResult === 'A';
-    if (authenticated && body.status === 'success') return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
-    if (text(data.declineCode)) {
-      return { kind: 'declined', processorPaymentId, declineCode: text(data.declineCode)!, declineReason: text(data.declineReason) ?? 'declined' };
-    }
-    if (body.status === 'pending') return undefined;
-    return { kind: 'failed', processorPaymentId, failureCode: 'threeds_failed', declineReason: `3-D Secure result ${event.body.threeDsResult}` };
-  }
-  switch (body.status) {
-    case 'success':
+/** A processor's outcome callback, read by that processor's own parseCallback. */
+function processorSettlement(processors: ProcessorRegistry, event: CallbackEvent, payment: PaymentRow): Settlement | undefined {
+  const processor = processors.get(payment.processor);
+  if (!processor) return undefined;
+  const parsed = processor.parseCallback(event.body);
+  const processorPaymentId = parsed.processorPaymentId;
+  switch (parsed.outcome) {
+    case 'succeeded':
       return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
     case 'failed':
-      return text(data.declineCode)
-        ? { kind: 'declined', processorPaymentId, declineCode: text(data.declineCode)!, declineReason: text(data.declineReason) ?? 'declined' }
-        : { kind: 'failed', processorPaymentId, failureCode: text(data.reason) ?? 'processor_failed', declineReason: text(data.declineReason) };
+      return parsed.declineCode
+        ? { kind: 'declined', processorPaymentId, declineCode: parsed.declineCode, declineReason: parsed.declineReason ?? 'declined' }
+        : { kind: 'failed', processorPaymentId, failureCode: 'processor_failed', declineReason: parsed.declineReason };
     case 'requires_action':
-      return text(data.challengeUrl) ? { kind: 'challenge', processorPaymentId, challengeUrl: text(data.challengeUrl)! } : undefined;
+      return parsed.challengeUrl ? { kind: 'challenge', processorPaymentId, challengeUrl: parsed.challengeUrl } : undefined;
     case 'pending':
       return { kind: 'pending', processorPaymentId };
     default:
+      // refunded / chargeback notices (svcwh) and unknown statuses do not settle an authorization.
       return undefined;
   }
+}
+
+/** The 3-D Secure result carries the final outcome of the challenged authorization. */
+function threeDsSettlement(event: Extract<CallbackEvent, { source: '3ds' }>, payment: PaymentRow): Settlement | undefined {
+  const body = event.body;
+  const data = (body.providerData ?? {}) as Record<string, unknown>;
+  const processorPaymentId = body.transactionId;
+  const declineCode = typeof data.declineCode === 'string' ? data.declineCode : undefined;
+  const declineReason = typeof data.declineReason === 'string' ? data.declineReason : undefined;
+  const authenticated = body.threeDsResult === 'Y' || body.threeDsResult === 'A';
+  if (authenticated && body.status === 'success') return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
+  if (declineCode) return { kind: 'declined', processorPaymentId, declineCode, declineReason: declineReason ?? 'declined' };
+  if (body.status === 'pending') return undefined;
+  return { kind: 'failed', processorPaymentId, failureCode: 'threeds_failed', declineReason: `3-D Secure result ${body.threeDsResult}` };
 }

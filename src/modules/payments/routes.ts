@@ -37,7 +37,7 @@ const SANDBOX_CONTROLS = ['x-sandbox-callback', 'x-sandbox-hang-ms'];
 
 export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): void {
   registerPaymentJobs(ctx.jobs, deps);
-  registerPaymentCallbacks(ctx.callbackHandlers, { clock: ctx.clock, logger: ctx.logger });
+  registerPaymentCallbacks(ctx.callbackHandlers, { clock: ctx.clock, logger: ctx.logger, processors: ctx.processors });
 
   app.post(
     '/payments/h2h/:id',
