@@ -125,10 +125,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', securityHeaders);
   app.addHook('onRequest', requireHttps(config));
   app.addHook('onRequest', checkApiVersion);
-  // Rate limits right after credentials (the caller is known) and before the body is read.
   const rateLimiter = await createRateLimiter({ config, clock, logger, secret: secrets.jwtSecret });
   app.addHook('onClose', () => rateLimiter.close());
-  // ctx is read per request, so a module registered below can plug in the checkout verifier.
+  // Credentials; ctx is read per request, so a module registered below can plug in the checkout verifier.
   const authenticateCaller = authenticate(ctx);
   app.addHook('onRequest', async (request, reply) => {
     try {
@@ -139,6 +138,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       throw error;
     }
   });
+  // Rate limits right after credentials (the caller is known) and before the body is read.
   app.addHook('onRequest', rateLimiter.onRequest);
   app.addHook('preValidation', rateLimiter.onLoginBody);
   app.addHook('preValidation', ignoreUnknownBodyFields);
