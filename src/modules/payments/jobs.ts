@@ -2,7 +2,8 @@ import type { JobRunner } from '../../jobs/queue.js';
 import { capturePayment } from './capture.js';
 import { findPayment } from './repository.js';
 import { CAPTURE_JOB, settlePayment, type Settlement } from './settle.js';
-import { RECONCILE_JOB, type PaymentDeps } from './submit-card-payment.js';
+import { RECONCILE_JOB } from './begin-attempt.js';
+import type { PaymentDeps } from './submit-card-payment.js';
 
 type JobPayload = { paymentId: number; merchantId: number };
 

@@ -1,18 +1,16 @@
-import { AppError, conflict, invalidFormat, notFound } from '../../errors.js';
-import { sql } from 'kysely';
+import { AppError, invalidFormat, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
-import { normalizeCurrency, toMinor } from '../../lib/money.js';
 import type { ProcessorRegistry } from '../../processors/registry.js';
 import type { AuthorizeOutcome } from '../../processors/types.js';
 import type { Db } from '../../storage/db.js';
 import type { KeyMode } from '../../storage/schema.js';
+import { isExpired } from '../cards/card-number.js';
+import { checkCard, type CheckedCard } from '../cards/checked-card.js';
 import type { Vault } from '../cards/vault.js';
-import { bin, cardBrand, cvvLength, isExpired, last4, parseExpiration, passesLuhn } from '../cards/card-number.js';
+import { beginAttempt, type StoredCard } from './begin-attempt.js';
 import { findPayment, type CardRow, type PaymentRow } from './repository.js';
 import { settlePayment, type Settlement } from './settle.js';
-import { requestSourcesFor } from '../state-machine.js';
-import { assertOpen } from '../payment-requests/status.js';
 
 export interface PaymentDeps {
   db: Db;
@@ -54,9 +52,6 @@ export interface CardPaymentResult {
   cardToken: string | null;
 }
 
-export const RECONCILE_JOB = 'payment.reconcile';
-/** When the reconcile job first asks the processor about a payment still pending. */
-const RECONCILE_AFTER_MS = 60_000;
 const CARD_TOKEN_PREFIX = 'ctok_';
 
 /**
@@ -141,117 +136,6 @@ async function attempt(
   return { payment: current, card, retryableError: outcome.kind === 'error' && outcome.retryable };
 }
 
-/**
- * Why a payment could not begin, read only on that cold path, in the order a client fixes things:
- * the request must exist, be open, and (h2h) match amount and unit; otherwise a concurrent
- * attempt got there first.
- */
-async function whyNotBegun(deps: PaymentDeps, input: CardPaymentInput, now: Date): Promise<AppError> {
-  const request = await deps.db
-    .selectFrom('payment_requests')
-    .select(['id', 'amount', 'currency', 'status', 'expires_at'])
-    .where('id', '=', input.paymentRequestId)
-    .where('merchant_id', '=', input.merchantId)
-    .where('livemode', '=', false)
-    .executeTakeFirst();
-  if (!request) return notFound('payment request');
-  try {
-    assertOpen(request, now, 'be paid');
-  } catch (error) {
-    return error as AppError;
-  }
-  if (input.expected) {
-    if (input.expected.unit.toUpperCase() === request.currency && toMinor(input.expected.amount, request.currency) !== request.amount) {
-      return invalidFormat('amount', input.expected.amount, 'amount must equal the payment request amount');
-    }
-    if (input.expected.unit.toUpperCase() !== request.currency) {
-      return invalidFormat('unit', input.expected.unit, `unit must equal the payment request currency ${request.currency}`);
-    }
-  }
-  return alreadyInProgress();
-}
-
-/** The h2h amount in minor units of the stated unit; -1 (matches no request) when the unit is no currency. */
-function expectedMinor(expected: { amount: number; unit: string }): { minor: number; currency: string } {
-  const currency = normalizeCurrency(expected.unit);
-  const minor = currency === undefined ? undefined : toMinor(expected.amount, currency);
-  return { minor: minor ?? -1, currency: currency ?? '' };
-}
-
-/**
- * One statement, so one round trip and atomic: the request moves to processing (only if it is open
- * and unexpired), a new card is vaulted, the pending payment is inserted, and the reconcile job that
- * settles it if no answer comes is scheduled. A request that is not open inserts nothing; a second
- * live attempt on the same request hits the one-active-payment index. Both answer 409.
- */
-async function beginAttempt(
-  deps: PaymentDeps,
-  input: CardPaymentInput,
-  stored: StoredCard,
-  newCard: CheckedCard | undefined,
-  processor: string | undefined,
-  now: Date,
-): Promise<{ payment: PaymentRow; card: CardRow }> {
-  const vaulted = newCard ? { token_hash: sha256Hex(stored.token!), ...vaultFields(deps.vault, newCard) } : undefined;
-  const v = vaulted ?? ({} as Partial<NonNullable<typeof vaulted>>);
-  const legal = sql.join(requestSourcesFor('processing'));
-  const expected = input.expected ? expectedMinor(input.expected) : undefined;
-  let rows: PaymentRow[];
-  try {
-    ({ rows } = await sql<PaymentRow>`
-      with request as (
-        update payment_requests r set status = 'processing', updated_at = ${now}
-        from merchants m
-        where r.id = ${input.paymentRequestId} and r.merchant_id = ${input.merchantId} and r.livemode = false
-          and m.id = r.merchant_id
-          and r.status in (${legal}) and (r.expires_at is null or r.expires_at > ${now})
-          and (${expected === undefined} or (r.amount = ${expected?.minor ?? null}::bigint and r.currency = ${expected?.currency ?? null}))
-        returning r.id, r.amount, r.currency, m.default_processor
-      ),
-      card as (
-        insert into cards (merchant_id, livemode, token_hash, pan_ciphertext, key_id, fingerprint, brand, bin, last4,
-                           exp_month, exp_year, holder_name, created_at)
-        select ${input.merchantId}, false, ${v.token_hash ?? null}, ${v.pan_ciphertext ?? null}, ${v.key_id ?? null},
-               ${v.fingerprint ?? null}, ${v.brand ?? null}, ${v.bin ?? null}, ${v.last4 ?? null},
-               ${v.exp_month ?? null}::int, ${v.exp_year ?? null}::int, ${v.holder_name ?? null}, ${now}
-        from request where ${vaulted !== undefined}
-        returning id
-      ),
-      pay as (
-        insert into payments (merchant_id, livemode, payment_request_id, status, method, processor, amount, currency,
-                              card_id, capture_delay_hours, payer, options, created_at, updated_at)
-        select ${input.merchantId}, false, request.id, 'pending', ${input.source.kind},
-               coalesce(${processor ?? null}, request.default_processor), request.amount, request.currency,
-               coalesce((select id from card), ${stored.row?.id ?? null}::bigint), ${input.captureDelayHours},
-               ${JSON.stringify(input.payer)}::jsonb, ${JSON.stringify(input.options)}::jsonb, ${now}, ${now}
-        from request
-        returning *
-      ),
-      reconcile as (
-        insert into jobs (kind, payload, run_at, merchant_id, dedupe_key, max_attempts)
-        select ${RECONCILE_JOB}, json_build_object('paymentId', pay.id, 'merchantId', pay.merchant_id)::jsonb,
-               ${new Date(now.getTime() + RECONCILE_AFTER_MS)}, pay.merchant_id, ${RECONCILE_JOB} || ':' || pay.id, 12
-        from pay
-        on conflict (dedupe_key) do nothing
-      )
-      select * from pay`.execute(deps.db));
-  } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw alreadyInProgress();
-    throw error;
-  }
-  const payment = rows[0];
-  if (!payment) throw await whyNotBegun(deps, input, now);
-  const card: CardRow = stored.row ?? {
-    ...vaulted!,
-    id: payment.card_id!,
-    merchant_id: input.merchantId,
-    livemode: false,
-    usable: false,
-    created_at: now,
-  };
-  return { payment, card };
-}
-
 function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
   switch (outcome.kind) {
     case 'approved':
@@ -274,49 +158,4 @@ function returnUrl(deps: PaymentDeps, input: CardPaymentInput): string {
   return typeof given === 'string' && given ? given : `${deps.checkoutUrl}/main?requestId=${input.paymentRequestId}`;
 }
 
-const alreadyInProgress = () => conflict('A payment for this payment request is already in progress or has succeeded');
 
-/** The card for this submission: already vaulted (token, or a failover's second attempt) or about to be. */
-interface StoredCard {
-  row?: CardRow;
-  pan: string;
-  cvv?: string;
-  /** The new card token when this submission vaults the card. */
-  token: string | null;
-}
-
-interface CheckedCard {
-  number: string;
-  cvv: string;
-  holder: string;
-  brand: string;
-  expiry: { month: number; year: number };
-}
-
-/** Rejects what no processor should see: Luhn failure, bad or past expiry, CVV length for the brand. */
-function checkCard(source: Extract<CardSource, { kind: 'card' }>, now: Date): CheckedCard {
-  const invalid = (field: string, reason: string) =>
-    new AppError('INVALID_CARD', `The card ${field} is invalid: ${reason}`, { details: { field, reason } });
-  if (!/^\d+$/.test(source.number) || !passesLuhn(source.number)) throw invalid('number', 'failed the Luhn check');
-  const expiry = parseExpiration(source.expiration);
-  if (!expiry) throw invalid('expiration', 'month must be 01-12');
-  if (isExpired(expiry, now)) throw invalid('expiration', 'card has expired');
-  const brand = cardBrand(source.number);
-  if (source.cvv.length !== cvvLength(brand)) throw invalid('cvv', `${brand} cards have a ${cvvLength(brand)}-digit CVV`);
-  return { number: source.number, cvv: source.cvv, holder: source.holder, brand, expiry };
-}
-
-function vaultFields(vault: Vault, card: CheckedCard) {
-  const { ciphertext, keyId } = vault.encrypt(card.number);
-  return {
-    pan_ciphertext: ciphertext,
-    key_id: keyId,
-    fingerprint: vault.fingerprint(card.number),
-    brand: card.brand,
-    bin: bin(card.number),
-    last4: last4(card.number),
-    exp_month: card.expiry.month,
-    exp_year: card.expiry.year,
-    holder_name: card.holder,
-  };
-}
