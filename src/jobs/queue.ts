@@ -48,6 +48,7 @@ const defaultBackoff = (attempt: number) => Math.min(3600, 2 ** attempt * 5);
 
 export class JobRunner {
   private readonly definitions = new Map<string, JobDefinition>();
+  private readonly sweeps: Array<() => Promise<number>> = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
@@ -61,10 +62,22 @@ export class JobRunner {
     this.definitions.set(definition.kind, definition);
   }
 
-  /** Runs every job due now; returns how many ran. Tests call this after moving the clock. */
+  /**
+   * Periodic work that finds its own rows by state (a payment pending too long) instead of a queued
+   * job per row; it runs on every pass and must claim what it handles so instances do not collide.
+   */
+  registerSweep(sweep: () => Promise<number>): void {
+    this.sweeps.push(sweep);
+  }
+
+  /** Runs every job due now, then the sweeps; returns how much ran. Tests call this after moving the clock. */
   async runDue(limit = 100): Promise<number> {
     // One pass at a time per process; concurrent callers share it.
-    this.running ??= this.pass(limit).finally(() => (this.running = undefined));
+    this.running ??= (async () => {
+      let done = await this.pass(limit);
+      for (const sweep of this.sweeps) done += await sweep();
+      return done;
+    })().finally(() => (this.running = undefined));
     return this.running;
   }
 

@@ -110,7 +110,7 @@ describe('refunds', () => {
 });
 
 describe('a processor that does not answer in time', () => {
-  it('leaves the payment pending; the reconcile job settles it from the processor status', async () => {
+  it('leaves the payment pending; the reconciliation sweep settles it from the processor status after 60 s', async () => {
     const id = await createRequest(gw, m);
     const res = await gw.call('POST', `/payments/creditCard/acme/${id}`, {
       apiKey: m.apiKey,
@@ -123,7 +123,10 @@ describe('a processor that does not answer in time', () => {
     // Another submission while pending is refused: never charged twice.
     expect((await gw.call('POST', `/payments/creditCard/acme/${id}`, { apiKey: m.apiKey, body: card(CARDS.visa) })).status).toBe(409);
 
-    gw.clock.advance(61);
+    gw.clock.advance(59);
+    await gw.runJobs();
+    expect((await get(`/payments/${res.body.paymentId}`)).status).toBe('pending');
+    gw.clock.advance(2);
     await gw.runJobs();
     expect(await get(`/payments/${res.body.paymentId}`)).toMatchObject({ status: 'succeeded', transactionId: expect.stringMatching(/^acme_/) });
     expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'paid' });

@@ -8,10 +8,6 @@ import { requestSourcesFor } from '../state-machine.js';
 import type { CardRow, PaymentRow } from './repository.js';
 import type { CardPaymentInput, PaymentDeps } from './submit-card-payment.js';
 
-export const RECONCILE_JOB = 'payment.reconcile';
-/** When the reconcile job first asks the processor about a payment still pending. */
-const RECONCILE_AFTER_MS = 60_000;
-
 /** The card for this submission: already vaulted (token, or a failover's second attempt) or about to be. */
 export interface StoredCard {
   row?: CardRow;
@@ -60,8 +56,8 @@ function expectedMinor(expected: { amount: number; unit: string }): { minor: num
 
 /**
  * One statement, so one round trip and atomic: the request moves to processing (only if it is open
- * and unexpired), a new card is vaulted, the pending payment is inserted, and the reconcile job that
- * settles it if no answer comes is scheduled. A request that is not open inserts nothing; a second
+ * and unexpired), a new card is vaulted, and the pending payment is inserted (the reconciliation sweep
+ * settles it if no answer comes, see jobs.ts). A request that is not open inserts nothing; a second
  * live attempt on the same request hits the one-active-payment index. Both answer 409.
  */
 export async function beginAttempt(
@@ -106,13 +102,6 @@ export async function beginAttempt(
                ${JSON.stringify(input.payer)}::jsonb, ${JSON.stringify(input.options)}::jsonb, ${now}, ${now}
         from request
         returning *
-      ),
-      reconcile as (
-        insert into jobs (kind, payload, run_at, merchant_id, dedupe_key, max_attempts)
-        select ${RECONCILE_JOB}, json_build_object('paymentId', pay.id, 'merchantId', pay.merchant_id)::jsonb,
-               ${new Date(now.getTime() + RECONCILE_AFTER_MS)}, pay.merchant_id, ${RECONCILE_JOB} || ':' || pay.id, 12
-        from pay
-        on conflict (dedupe_key) do nothing
       )
       select * from pay`.execute(deps.db));
   } catch (error) {

@@ -36,7 +36,7 @@ const SUBMISSION = { auth: 'api_key' as const, checkout: { param: 'id' }, paymen
 const SANDBOX_CONTROLS = ['x-sandbox-callback', 'x-sandbox-hang-ms'];
 
 export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): void {
-  registerPaymentJobs(ctx.jobs, deps);
+  registerPaymentJobs(ctx.jobs, { ...deps, logger: ctx.logger });
   registerPaymentCallbacks(ctx.callbackHandlers, { clock: ctx.clock, logger: ctx.logger, processors: ctx.processors });
 
   app.post(

@@ -58,7 +58,7 @@ const CARD_TOKEN_PREFIX = 'ctok_';
  * Card and stored-card payments. The order is deliberate: everything that can be rejected without
  * side effects is checked first; the payment row is committed (pending) before the processor is
  * called, so nothing acknowledged is lost; the processor gets the payment id as its idempotency
- * reference, so a retry cannot charge twice; a durable reconcile job settles any payment the
+ * reference, so a retry cannot charge twice; the reconciliation sweep (jobs.ts) settles any payment the
  * processor did not answer in time.
  */
 export async function submitCardPayment(deps: PaymentDeps, input: CardPaymentInput): Promise<CardPaymentResult> {
