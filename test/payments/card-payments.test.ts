@@ -297,3 +297,40 @@ describe('OpenAPI', () => {
     expect(variants.map((v: { required: string[] }) => ['number', 'token', 'upiId'].find((f) => v.required.includes(f)))).toEqual(['number', 'token', 'upiId']);
   });
 });
+
+describe('the compact status of a payment request', () => {
+  it('names the last payment attempt, with its decline code', async () => {
+    const { id, res } = await pay('acme', CARDS.insufficientFunds);
+    const declined = await gw.call('GET', `/payment-requests/status/${id}`, { apiKey: m.apiKey });
+    expect(declined.body).toEqual({
+      paymentRequestId: id,
+      status: 'open',
+      amount: 10.5,
+      unit: 'EUR',
+      referenceId: expect.any(String),
+      lastPayment: { paymentId: res.body.paymentId, status: 'failed', declineCode: '51' },
+    });
+    const paid = await gw.call('POST', PATHS.acme(id), { apiKey: m.apiKey, body: card(CARDS.visa) });
+    const after = await gw.call('GET', `/payment-requests/status/${id}`, { apiKey: m.apiKey });
+    expect(after.body).toMatchObject({ status: 'paid', lastPayment: { paymentId: paid.body.paymentId, status: 'succeeded', declineCode: null } });
+  });
+});
+
+describe('merchant account status', () => {
+  it('a restricted merchant cannot pay, capture, void or refund, but still reads', async () => {
+    const restricted = await gw.merchant();
+    const id = await createRequest(gw, restricted);
+    const open = await createRequest(gw, restricted);
+    const paid = await gw.call('POST', PATHS.acme(id), { apiKey: restricted.apiKey, body: { ...card(CARDS.visa), captureDelayHours: 1 } });
+    await gw.db.updateTable('merchants').set({ status: 'restricted' }).where('id', '=', restricted.merchantId).execute();
+
+    const next = await gw.call('POST', PATHS.acme(open), { apiKey: restricted.apiKey, body: card(CARDS.visa) });
+    expect(next.status).toBe(403);
+    expect(next.body).toMatchObject({ error: 'INSUFFICIENT_PERMISSIONS', code: 'INSUFFICIENT_PERMISSIONS' });
+    for (const action of ['capture', 'cancel', 'refunds']) {
+      const res = await gw.call('POST', `/payments/${paid.body.paymentId}/${action}`, { apiKey: restricted.apiKey, body: {} });
+      expect(res.status, action).toBe(403);
+    }
+    expect((await gw.call('GET', `/payments/${paid.body.paymentId}`, { apiKey: restricted.apiKey })).body.status).toBe('authorized');
+  });
+});

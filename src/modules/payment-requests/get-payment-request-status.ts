@@ -1,21 +1,14 @@
 import { notFound } from '../../errors.js';
 import { fromMinor } from '../../lib/money.js';
 import type { Db } from '../../storage/db.js';
+import { listPaymentsOfRequest } from '../payments/repository.js';
 import { findPaymentRequest, type MerchantScope } from './repository.js';
 import type { LastPayment } from './schemas.js';
 import { effectiveStatus } from './status.js';
 
 /** The latest payment attempt of a request, or null when it has none. */
 export async function findLastPayment(db: Db, scope: MerchantScope, paymentRequestId: number): Promise<LastPayment | null> {
-  const row = await db
-    .selectFrom('payments')
-    .select(['id', 'status', 'decline_code'])
-    .where('merchant_id', '=', scope.merchantId)
-    .where('livemode', '=', scope.livemode)
-    .where('payment_request_id', '=', paymentRequestId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const [row] = await listPaymentsOfRequest(db, scope, paymentRequestId, 1);
   return row ? { paymentId: row.id, status: row.status, declineCode: row.decline_code } : null;
 }
 

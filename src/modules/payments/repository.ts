@@ -18,7 +18,8 @@ export async function findPayment(db: Db, scope: Scope, paymentId: number) {
     .executeTakeFirst();
 }
 
-export async function listPaymentsOfRequest(db: Db, scope: Scope, paymentRequestId: number) {
+/** Newest first. */
+export async function listPaymentsOfRequest(db: Db, scope: Scope, paymentRequestId: number, limit = 100) {
   return db
     .selectFrom('payments')
     .selectAll()
@@ -26,7 +27,7 @@ export async function listPaymentsOfRequest(db: Db, scope: Scope, paymentRequest
     .where('livemode', '=', scope.livemode)
     .where('payment_request_id', '=', paymentRequestId)
     .orderBy('id', 'desc')
-    .limit(100)
+    .limit(limit)
     .execute();
 }
 
