@@ -77,6 +77,24 @@ describe('per API key', () => {
   });
 });
 
+describe('per checkout session', () => {
+  it('gives each checkout session token its own quota', async () => {
+    startOfNextWindow();
+    const m = await gw.merchant();
+    const created = await gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body: { amount: 5, currency: 'EUR', reference: 'rl-checkout' } });
+    const id = created.body.paymentRequestId;
+    const mint = async () => (await gw.call('POST', `/payment-requests/${id}/checkout-session`, { apiKey: m.apiKey, body: {} })).body.token as string;
+    const [first, second] = [await mint(), await mint()];
+    for (let i = 1; i <= MAX; i++) {
+      const res = await gw.call('GET', `/payment-requests/${id}`, { headers: { 'X-Checkout-Token': first } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit')).toBe(`"default";r=${MAX - i};t=${WINDOW}`);
+    }
+    expectRateLimited(await gw.call('GET', `/payment-requests/${id}`, { headers: { 'X-Checkout-Token': first } }), WINDOW);
+    expect((await gw.call('GET', `/payment-requests/${id}`, { headers: { 'X-Checkout-Token': second } })).status).toBe(200);
+  });
+});
+
 describe('per control-panel user', () => {
   it('limits a signed-in user\'s calls to their own quota', async () => {
     startOfNextWindow();
