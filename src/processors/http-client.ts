@@ -44,5 +44,3 @@ export function createJsonClient(baseUrl: string, timeoutMs: number) {
     close: () => pool.close(),
   };
 }
-
-export type JsonClient = ReturnType<typeof createJsonClient>;

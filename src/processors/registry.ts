@@ -2,7 +2,6 @@ import { createCardProcessor } from './card-processor.js';
 import type { Processor } from './types.js';
 
 export const CARD_PROCESSORS = ['acme', 'globex'] as const;
-export type CardProcessorName = (typeof CARD_PROCESSORS)[number];
 
 /** Processors keyed by their path segment (`/payments/creditCard/{name}/{id}`). */
 export function createProcessorRegistry(sandboxUrl: string, timeoutMs: number) {

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Kysely table types. Every merchant-owned table carries merchant_id (see docs/decisions.md). */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -250,7 +250,3 @@ export interface Database {
   login_failures: LoginFailuresTable;
   system_secrets: SystemSecretsTable;
 }
-
-export type Merchant = Selectable<MerchantsTable>;
-export type User = Selectable<UsersTable>;
-export type NewUser = Insertable<UsersTable>;

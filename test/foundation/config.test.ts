@@ -7,10 +7,12 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 import { buildOnce, run } from '../helpers/processes.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
+import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 const SECRET_A = 'a'.repeat(32);
 const SECRET_B = 'b'.repeat(40);
-const CARD_SECRETS = { CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, CARD_FINGERPRINT_SECRET: 'f'.repeat(32) };
+const { CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET } = PRODUCTION_SECRETS;
+const CARD_SECRETS = { CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET };
 
 let scratch: string;
 let tls: ReturnType<typeof selfSignedCertificate>;

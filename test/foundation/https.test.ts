@@ -3,6 +3,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
+import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 // Production over TLS: the gateway terminates HTTPS itself with TLS_CERT_FILE/TLS_KEY_FILE.
 let gw: TestGateway;
@@ -15,10 +16,7 @@ beforeAll(async () => {
   gw = await startTestGateway({
     env: {
       NODE_ENV: 'production',
-      JWT_SECRET: 'j'.repeat(32),
-      CALLBACK_SIGNING_SECRET: 'c'.repeat(32),
-      CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
-      CARD_FINGERPRINT_SECRET: 'f'.repeat(32),
+      ...PRODUCTION_SECRETS,
       TLS_CERT_FILE: tls.certFile,
       TLS_KEY_FILE: tls.keyFile,
     },

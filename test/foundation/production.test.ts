@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 // Production behind a TLS-terminating proxy on 127.0.0.1. (Without TRUSTED_PROXIES the same
 // X-Forwarded-Proto header is not believed: see startup.test.ts, which runs production that way.)
@@ -10,10 +11,7 @@ beforeAll(async () => {
   gw = await startTestGateway({
     env: {
       NODE_ENV: 'production',
-      JWT_SECRET: 'j'.repeat(40),
-      CALLBACK_SIGNING_SECRET: 'c'.repeat(40),
-      CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
-      CARD_FINGERPRINT_SECRET: 'f'.repeat(32),
+      ...PRODUCTION_SECRETS,
       TRUSTED_PROXIES: '127.0.0.1',
       PUBLIC_URL: 'https://pay.example.com',
     },

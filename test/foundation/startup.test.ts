@@ -8,6 +8,7 @@ import { countMerchants } from '../../src/modules/merchants/repository.js';
 import { openStorage } from '../../src/storage/db.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
+import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 // `npm start` is `npm run build` then `node dist/src/main.js`: these tests build once and run the latter.
 const SLOW = { timeout: 180_000 };
@@ -153,10 +154,7 @@ describe('npm start in production', () => {
     const store = await freshStore();
     const gateway = await start({
       NODE_ENV: 'production',
-      JWT_SECRET: 'j'.repeat(32),
-      CALLBACK_SIGNING_SECRET: 'c'.repeat(32),
-      CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
-      CARD_FINGERPRINT_SECRET: 'f'.repeat(32),
+      ...PRODUCTION_SECRETS,
       ...store,
     });
     expect(gateway.banner.demo).toBeUndefined();

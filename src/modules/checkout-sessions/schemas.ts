@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Id } from '../payment-requests/schemas.js';
+import { Id } from '../../lib/schema.js';
 
 export const CheckoutSessionParams = Type.Object({ paymentRequestId: Id('The payment request the token will be bound to') });
 

@@ -1,4 +1,6 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { Page, PageQuery } from '../../lib/pagination.js';
+import { Id, nullable } from '../../lib/schema.js';
 
 /**
  * Customer records (spec "Customer"). Bounds the spec leaves open follow its payer fields:
@@ -7,7 +9,6 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
  * Server-owned fields (id, ownerId, userId, ownerName, hasPaymentRequests, totalDeposits,
  * createDate) are not in the bodies, so a client sending them is ignored (X-Ignored-Fields).
  */
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const name = Type.String({ minLength: 1, maxLength: 100, description: "The customer's name" });
 const email = Type.String({ format: 'email', maxLength: 100, description: "The customer's e-mail address" });
@@ -42,12 +43,11 @@ export type UpdateCustomerInput = Static<typeof UpdateCustomerBody>;
 export const UPDATABLE_FIELDS = Object.keys(UpdateCustomerBody.properties) as (keyof UpdateCustomerInput)[];
 
 export const CustomerParams = Type.Object({
-  id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Customer id' }),
+  id: Id('Customer id'),
 });
 
 export const ListCustomersQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size (default 20)' })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'nextCursor of the previous page' })),
+  ...PageQuery,
   email: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only customers with exactly this e-mail' })),
   memberId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only the customer with this memberId' })),
 });
@@ -76,9 +76,5 @@ export const Customer = Type.Object({
 });
 export type Customer = Static<typeof Customer>;
 
-export const CustomerList = Type.Object({
-  data: Type.Array(Customer),
-  hasMore: Type.Boolean(),
-  nextCursor: nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last page' })),
-});
+export const CustomerList = Page(Customer);
 export type CustomerList = Static<typeof CustomerList>;

@@ -1,5 +1,4 @@
 import type { Db } from '../../storage/db.js';
-import type { MerchantStatus } from '../../storage/schema.js';
 
 export async function insertMerchant(db: Db, values: { name: string }) {
   return db.insertInto('merchants').values(values).returningAll().executeTakeFirstOrThrow();
@@ -17,9 +16,6 @@ export async function findUserByEmail(db: Db, email: string) {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
-export async function setMerchantStatus(db: Db, merchantId: number, status: MerchantStatus) {
-  await db.updateTable('merchants').set({ status }).where('id', '=', merchantId).execute();
-}
 
 export async function countMerchants(db: Db): Promise<number> {
   const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();

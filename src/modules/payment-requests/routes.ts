@@ -50,7 +50,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const scope = scopeOf(requireMerchant(request));
       const page = await listPaymentRequestPage(ctx.db, ctx.clock.now(), scope, request.query);
-      return { data: page.rows.map(present), hasMore: page.hasMore, nextCursor: page.nextCursor };
+      return { ...page, data: page.data.map(present) };
     },
   );
 

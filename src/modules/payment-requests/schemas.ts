@@ -1,4 +1,6 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { Page, PageQuery } from '../../lib/pagination.js';
+import { Id, nullable } from '../../lib/schema.js';
 
 /** The one source of validation, types and OpenAPI for the payment request endpoints. */
 
@@ -8,10 +10,6 @@ export const MAX_METADATA_KEYS = 20;
 const PAYMENT_REQUEST_STATUSES = ['open', 'processing', 'authorized', 'paid', 'partially_refunded', 'refunded', 'canceled', 'expired'] as const;
 export const PaymentRequestStatus = Type.Union(PAYMENT_REQUEST_STATUSES.map((s) => Type.Literal(s)));
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-
-/** Ids are int64 in the API; JavaScript handles them exactly up to 2^53 - 1. */
-export const Id = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
 
 export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
   maxProperties: MAX_METADATA_KEYS,
@@ -27,10 +25,10 @@ export const CreatePaymentRequestBody = Type.Object({
   }),
   currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code of an active currency; any case, answered upper-case' }),
   reference: Type.String({ minLength: 1, maxLength: 100, description: 'Your own reference (order number)' }),
-  customerId: Type.Optional(Nullable(Id('A customer of yours, in the same mode as the key'))),
-  description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  customerId: Type.Optional(nullable(Id('A customer of yours, in the same mode as the key'))),
+  description: Type.Optional(nullable(Type.String({ maxLength: 500 }))),
   expiresAt: Type.Optional(
-    Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 date-time in the future; the request then expires if still open' })),
+    nullable(Type.String({ format: 'date-time', description: 'ISO 8601 date-time in the future; the request then expires if still open' })),
   ),
   metadata: Type.Optional(Metadata),
 });
@@ -44,11 +42,11 @@ export const PaymentRequestRecord = Type.Object({
   status: PaymentRequestStatus,
   amountPaid: Type.Number({ description: 'Major units' }),
   amountRefunded: Type.Number({ description: 'Major units' }),
-  customerId: Nullable(Type.Integer()),
-  description: Nullable(Type.String()),
+  customerId: nullable(Type.Integer()),
+  description: nullable(Type.String()),
   metadata: Type.Record(Type.String(), Type.String()),
   createDate: Type.String({ format: 'date-time' }),
-  expiresAt: Nullable(Type.String({ format: 'date-time' })),
+  expiresAt: nullable(Type.String({ format: 'date-time' })),
   livemode: Type.Boolean(),
   checkoutUrl: Type.String({ description: 'The hosted checkout page for this request; add a checkout session token as `token`' }),
 });
@@ -57,8 +55,7 @@ export type PaymentRequestRecord = Static<typeof PaymentRequestRecord>;
 export const PaymentRequestIdParams = Type.Object({ id: Id('Payment request id') });
 
 export const ListPaymentRequestsQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page' })),
+  ...PageQuery,
   status: Type.Optional(PaymentRequestStatus),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Exact reference' })),
   customerId: Type.Optional(Id('Customer id')),
@@ -67,16 +64,12 @@ export const ListPaymentRequestsQuery = Type.Object({
 });
 export type ListPaymentRequestsQuery = Static<typeof ListPaymentRequestsQuery>;
 
-export const PaymentRequestPage = Type.Object({
-  data: Type.Array(PaymentRequestRecord),
-  hasMore: Type.Boolean(),
-  nextCursor: Nullable(Type.String()),
-});
+export const PaymentRequestPage = Page(PaymentRequestRecord);
 
 export const LastPayment = Type.Object({
   paymentId: Type.Integer(),
   status: Type.String(),
-  declineCode: Nullable(Type.String()),
+  declineCode: nullable(Type.String()),
 });
 export type LastPayment = Static<typeof LastPayment>;
 
@@ -86,5 +79,5 @@ export const PaymentRequestStatusRecord = Type.Object({
   amount: Type.Number({ description: 'Major units' }),
   unit: Type.String({ description: 'Currency code' }),
   referenceId: Type.String({ description: 'Your reference' }),
-  lastPayment: Nullable(LastPayment),
+  lastPayment: nullable(LastPayment),
 });

@@ -1,7 +1,7 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { nullable } from '../../lib/schema.js';
 
 /** Field bounds from the spec's "Payer and payment submission fields" table. */
-const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const url = (description: string) => nullable(Type.String({ maxLength: 2048, description }));
 
 const Payer = {
@@ -88,7 +88,6 @@ export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody]);
 
 export type H2hCard = Static<typeof H2hCardBody>;
 export type H2hToken = Static<typeof H2hTokenBody>;
-export type H2hUpi = Static<typeof H2hUpiBody>;
 export type ProcessorCard = Static<typeof ProcessorCardBody>;
 
 export const PaymentIdParams = Type.Object({ paymentId: Type.Integer({ minimum: 1 }) });
