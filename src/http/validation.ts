@@ -115,17 +115,14 @@ type JsonSchema = {
  */
 export function stripUnknownFields(schema: JsonSchema, value: unknown, prefix = '', out: string[] = []): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return out;
-  const known = collectProperties(schema);
-  if (known === undefined) return out;
-  const open = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(
-    (s) => s.additionalProperties !== undefined && s.additionalProperties !== false,
-  );
+  const shape = objectShape(schema);
+  if (shape === undefined) return out;
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    const child = known[key];
+    const child = shape.known.get(key);
     if (child) {
       stripUnknownFields(child, record[key], `${prefix}${key}.`, out);
-    } else if (!open) {
+    } else if (!shape.open) {
       delete record[key];
       out.push(`${prefix}${key}`);
     }
@@ -133,14 +130,31 @@ export function stripUnknownFields(schema: JsonSchema, value: unknown, prefix = 
   return out;
 }
 
-function collectProperties(schema: JsonSchema): Record<string, JsonSchema> | undefined {
-  const branches = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
-  let found: Record<string, JsonSchema> | undefined;
-  for (const branch of branches) {
-    if (!branch.properties) continue;
-    found = { ...branch.properties, ...found };
+interface ObjectShape {
+  /** Every property any branch defines (a Map: member names such as "constructor" are data, not lookups). */
+  known: Map<string, JsonSchema>;
+  /** additionalProperties allowed (string maps such as metadata): unknown members stay. */
+  open: boolean;
+}
+
+/** Schemas are fixed at start, so each one's shape is worked out once, not on every request. */
+const shapes = new WeakMap<JsonSchema, ObjectShape | null>();
+
+function objectShape(schema: JsonSchema): ObjectShape | undefined {
+  let shape = shapes.get(schema);
+  if (shape === undefined) {
+    const branches = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
+    const known = new Map<string, JsonSchema>();
+    for (const branch of branches) {
+      for (const [name, property] of Object.entries(branch.properties ?? {})) if (!known.has(name)) known.set(name, property);
+    }
+    const open = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(
+      (s) => s.additionalProperties !== undefined && s.additionalProperties !== false,
+    );
+    shape = branches.some((b) => b.properties) ? { known, open } : null;
+    shapes.set(schema, shape);
   }
-  return found;
+  return shape ?? undefined;
 }
 
 export async function ignoreUnknownBodyFields(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -51,6 +51,12 @@ describe('request bodies', () => {
     expect(clean.headers.get('x-ignored-fields')).toBeNull();
   });
 
+  it('treats members named like Object.prototype properties as unknown fields too', async () => {
+    const res = await login({ email: m.email, password: m.password, constructor: 'x', toString: 'y', hasOwnProperty: 1 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ignored-fields')).toBe('constructor, toString, hasOwnProperty');
+  });
+
   it('names every missing required field in details.missingFields', async () => {
     for (const body of [{}, { remember: true }, '', undefined]) {
       const res = await gw.call('POST', '/auth/login', body === undefined ? {} : { body });

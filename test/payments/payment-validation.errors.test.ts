@@ -200,6 +200,17 @@ describe('resources', () => {
     expect((await gw.call('POST', `/payments/${paid.body.paymentId}/refunds`, { apiKey: other.apiKey, body: {} })).status).toBe(404);
   });
 
+  it('an id beyond 2^53 - 1 (not exact in JSON numbers) is a 400, never another record', async () => {
+    for (const path of ['/payments/9007199254740993', '/payments?paymentRequestId=9007199254740993']) {
+      const res = await gw.call('GET', path, { apiKey: m.apiKey });
+      expect(res.status, path).toBe(400);
+      expect(res.body).toMatchObject({ error: 'INVALID_FORMAT', status: 400 });
+    }
+    const res = await gw.call('POST', '/payments/creditCard/acme/9007199254740993', { apiKey: m.apiKey, body: card(CARDS.visa) });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toMatchObject({ field: 'id' });
+  });
+
   it('an unknown processor segment → 404 problem record', async () => {
     const res = await gw.call('POST', `/payments/creditCard/initech/${requestId}`, { apiKey: m.apiKey, body: card(CARDS.visa) });
     expect(res.status).toBe(404);

@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
-import { nullable } from '../../lib/schema.js';
+import { Id, nullable } from '../../lib/schema.js';
 
 /** Field bounds from the spec's "Payer and payment submission fields" table. */
 const url = (description: string) => nullable(Type.String({ maxLength: 2048, description }));
@@ -90,8 +90,8 @@ export type H2hCard = Static<typeof H2hCardBody>;
 export type H2hToken = Static<typeof H2hTokenBody>;
 export type ProcessorCard = Static<typeof ProcessorCardBody>;
 
-export const PaymentIdParams = Type.Object({ paymentId: Type.Integer({ minimum: 1 }) });
-export const RequestIdParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'Payment request id' }) });
+export const PaymentIdParams = Type.Object({ paymentId: Id('Payment id') });
+export const RequestIdParams = Type.Object({ id: Id('Payment request id') });
 
 export const Payment = Type.Object({
   paymentId: Type.Integer(),
@@ -136,4 +136,4 @@ export const Refund = Type.Object({
 });
 
 export const PaymentList = Type.Object({ data: Type.Array(Payment) });
-export const PaymentListQuery = Type.Object({ paymentRequestId: Type.Integer({ minimum: 1 }) });
+export const PaymentListQuery = Type.Object({ paymentRequestId: Id('Payment request id') });
