@@ -35,3 +35,11 @@ export async function findCard(db: Db, cardId: number | null) {
   if (cardId === null) return undefined;
   return db.selectFrom('cards').selectAll().where('id', '=', cardId).executeTakeFirst();
 }
+
+/** The cards of several payments in one query, by id. */
+export async function findCardsOf(db: Db, payments: PaymentRow[]): Promise<Map<number, CardRow>> {
+  const ids = [...new Set(payments.flatMap((p) => (p.card_id === null ? [] : [p.card_id])))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('cards').selectAll().where('id', 'in', ids).execute();
+  return new Map(rows.map((card) => [card.id, card]));
+}

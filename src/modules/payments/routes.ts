@@ -10,7 +10,7 @@ import { cancelPayment, capturePayment } from './capture.js';
 import { registerPaymentJobs } from './jobs.js';
 import { registerPaymentCallbacks } from './on-callback.js';
 import { refundPayment } from './refund.js';
-import { findCard, findPayment, listPaymentsOfRequest, type Scope } from './repository.js';
+import { findCard, findCardsOf, findPayment, listPaymentsOfRequest, type Scope } from './repository.js';
 import {
   H2hBody,
   H2hCardBody,
@@ -118,8 +118,7 @@ export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): voi
     },
     async (request) => {
       const payments = await listPaymentsOfRequest(ctx.db, scopeOf(request), request.query.paymentRequestId);
-      const cards = new Map<number, Awaited<ReturnType<typeof findCard>>>();
-      for (const p of payments) if (p.card_id !== null && !cards.has(p.card_id)) cards.set(p.card_id, await findCard(ctx.db, p.card_id));
+      const cards = await findCardsOf(ctx.db, payments);
       return { data: payments.map((p) => paymentView(p, p.card_id === null ? undefined : cards.get(p.card_id))) };
     },
   );
