@@ -101,6 +101,8 @@ describe('processor errors and late answers', () => {
       ['globex', 'failed'],
       ['acme', 'failed'],
     ]);
+    // Both attempts used the one vaulted card, shown only as BIN and last 4.
+    for (const attempt of attempts.body.data) expect(attempt.card).toEqual({ brand: 'visa', bin: '400000', last4: '0119', expiration: '12/30' });
     expect(await request(id)).toMatchObject({ status: 'open' });
   });
 

@@ -38,6 +38,18 @@ describe('delayed capture', () => {
     expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'paid', amountPaid: 10.5 });
   });
 
+  it('an asynchronous approval (globex callback "success") of a delayed capture authorizes, then the job captures', async () => {
+    const { id, payment } = await pay({ captureDelayHours: 1 }, 'globex');
+    expect(payment.status).toBe('pending');
+    const authorized = await waitForStatus(gw, m, payment.paymentId, 'pending');
+    expect(authorized).toMatchObject({ status: 'authorized', amountCaptured: 0 });
+    expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'authorized' });
+    gw.clock.advance(3601);
+    await gw.runJobs();
+    expect(await get(`/payments/${payment.paymentId}`)).toMatchObject({ status: 'succeeded', amountCaptured: 10.5 });
+    expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'paid' });
+  });
+
   it('early capture captures at once; the scheduled job then does nothing', async () => {
     const { payment } = await pay({ captureDelayHours: 7 });
     const captured = await post(`/payments/${payment.paymentId}/capture`);
