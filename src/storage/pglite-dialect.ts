@@ -33,16 +33,18 @@ export class PGliteDialect implements Dialect {
   }
 }
 
+/** The embedded store cannot be used any more (a trap it did not recover from); only a restart helps. */
+export class EmbeddedStoreFailedError extends Error {}
+
 class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
-  private readonly connection: PGliteConnection;
+  private connection!: PGliteConnection;
 
-  constructor(private readonly pglite: PGlite) {
-    this.connection = new PGliteConnection(pglite);
-  }
+  constructor(private readonly pglite: PGlite) {}
 
   async init(): Promise<void> {
     await this.pglite.waitReady;
+    this.connection = new PGliteConnection(this.pglite, installTrapGuard(this.pglite));
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -65,6 +67,9 @@ class PGliteDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('commit'));
+    // COMMIT of a transaction PostgreSQL had already aborted answers "ROLLBACK" without an error;
+    // a caller must never believe that committed.
+    if (this.pglite.isInTransaction()) throw new Error('the embedded store did not commit the transaction');
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -79,19 +84,101 @@ class PGliteDriver implements Driver {
 
 class PGliteConnection implements DatabaseConnection {
   release: () => void = () => {};
-  constructor(private readonly pglite: PGlite) {}
+  private failure: EmbeddedStoreFailedError | undefined;
+
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly guard: TrapGuard,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
-    const affected = result.affectedRows;
+    if (this.failure) throw this.failure;
+    let result;
+    try {
+      result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    } catch (error) {
+      if (!this.guard.trapped()) throw error;
+    }
+    const trap = this.guard.take();
+    if (trap) throw await this.recoverFrom(trap);
+    const affected = result!.affectedRows;
     return {
-      rows: result.rows,
+      rows: result!.rows,
       numAffectedRows: affected === undefined ? undefined : BigInt(affected),
     };
+  }
+
+  /**
+   * After a trap PostgreSQL has run its own error recovery (see installTrapGuard), but that recovery
+   * had no error to report, so this makes sure: whatever transaction was open is rolled back and a
+   * probe must answer. If it does not, the store is declared failed: every later statement fails
+   * loudly (and /readyz says so) instead of silently answering nothing.
+   */
+  private async recoverFrom(trap: unknown): Promise<Error> {
+    const reason = (trap as Error)?.message ?? String(trap);
+    const error = new Error(`the embedded store could not run the statement (${reason}); it was rolled back`);
+    try {
+      if (this.pglite.isInTransaction()) await this.pglite.query('rollback');
+      const probe = await this.pglite.query<{ ok: number }>('select 1 as ok');
+      if (!this.guard.take() && probe.rows[0]?.ok === 1 && !this.pglite.isInTransaction()) return error;
+    } catch {
+      // falls through: not recovered
+    }
+    this.failure = new EmbeddedStoreFailedError(`the embedded store stopped working after: ${reason}; restart the gateway`);
+    return this.failure;
   }
 
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not supported on the embedded store');
   }
+}
+
+interface TrapGuard {
+  /** Whether the statement under way trapped. */
+  trapped(): boolean;
+  /** The trap of the statement under way, if any, and forget it. */
+  take(): unknown;
+}
+
+/** What PGlite's wasm module exposes of PostgreSQL's main loop (not part of its typed API). */
+interface PostgresLoop {
+  _PostgresMainLoopOnce: () => void;
+}
+
+/**
+ * Installed once PGlite is ready (its module exists then). Why this exists: PostgreSQL in WebAssembly runs its recursive parsers (JSON, expressions) on the
+ * JavaScript engine's stack, which runs out (RangeError) long before PostgreSQL's own max_stack_depth
+ * check fires. PGlite 0.5 catches that exception and carries on as if the statement had succeeded:
+ * no rows, no error, and the backend left mid-statement, so the next COMMIT fails with
+ * "CommitTransactionCommand: unexpected state DEFAULT" and every write after it fails until a restart.
+ *
+ * The guard wraps the loop PGlite calls per protocol message: an exception that is not PostgreSQL's
+ * own ERROR unwind (status POSTGRES_MAIN_LONGJMP) is recorded and handed back to PGlite as that
+ * unwind, so PostgreSQL runs its normal error recovery (abort the statement and transaction) and the
+ * connection sees the statement fail.
+ */
+function installTrapGuard(pglite: PGlite): TrapGuard {
+  let trap: unknown;
+  const take = () => {
+    const taken = trap;
+    trap = undefined;
+    return taken;
+  };
+  const unwindStatus = (pglite as unknown as { POSTGRES_MAIN_LONGJMP?: number }).POSTGRES_MAIN_LONGJMP ?? 100;
+  const mod = (pglite as unknown as { mod?: PostgresLoop }).mod;
+  // A PGlite without this loop (another major version) is used unguarded; test/foundation/pglite-recovery.test.ts says so.
+  if (typeof mod?._PostgresMainLoopOnce === 'function') {
+    const loopOnce = mod._PostgresMainLoopOnce;
+    mod._PostgresMainLoopOnce = () => {
+      try {
+        loopOnce();
+      } catch (error) {
+        if ((error as { status?: unknown })?.status === unwindStatus) throw error;
+        trap ??= error;
+        throw Object.assign(new Error('trapped statement'), { status: unwindStatus });
+      }
+    };
+  }
+  return { trapped: () => trap !== undefined, take };
 }
