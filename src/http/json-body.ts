@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalidFormat } from '../errors.js';
+import { AppError, invalidFormat } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +39,11 @@ export function registerJsonParsers(app: FastifyInstance, options: JsonParserOpt
         return done(error as Error);
       }
       if (text.trim() === '') return done(null, undefined);
+      try {
+        checkJsonShape(text);
+      } catch (error) {
+        return done(error as Error);
+      }
       parse(request, text, (error, value) => {
         if (error) return done(error);
         // PostgreSQL text cannot hold NUL; refuse it here, naming the field, instead of failing in SQL.
@@ -49,6 +54,52 @@ export function registerJsonParsers(app: FastifyInstance, options: JsonParserOpt
     },
   );
 }
+
+/** No request body the API defines comes near these; anything beyond is refused before it is parsed. */
+export const JSON_LIMITS = { depth: 64, members: 5_000 } as const;
+
+/**
+ * Refuses a body nested deeper than JSON_LIMITS.depth or holding more than JSON_LIMITS.members values
+ * in its objects and arrays, in one pass over the text before JSON.parse. Everything after the parser
+ * (validation, field stripping, logging, SQL, PostgreSQL's own JSON parser) may recurse over the
+ * document, and a deep one exhausts the stack there: a 500, or on the embedded store a wedged database.
+ * Malformed text is left to the parser, which says so.
+ */
+export function checkJsonShape(text: string): void {
+  let depth = 0;
+  let members = 0;
+  let inString = false;
+  let openedEmpty = false; // just after [ or {: the next token is a first member unless it closes
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+      continue;
+    }
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (openedEmpty) {
+      openedEmpty = false;
+      if (c !== 0x5d /* ] */ && c !== 0x7d /* } */) members++;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > JSON_LIMITS.depth) throw tooComplex('depth', JSON_LIMITS.depth);
+      openedEmpty = true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+    else if (c === 0x2c /* , */ && depth > 0) members++;
+    if (members > JSON_LIMITS.members) throw tooComplex('members', JSON_LIMITS.members);
+  }
+}
+
+const tooComplex = (limit: 'depth' | 'members', max: number) =>
+  new AppError(
+    'JSON_TOO_COMPLEX',
+    limit === 'depth'
+      ? `The JSON body is nested more than ${max} levels deep`
+      : `The JSON body has more than ${max} members and array elements`,
+    { details: { limit, max } },
+  );
 
 /** Path of the first string (value or member name) holding U+0000, or undefined. Iterative: bodies may nest deeply. */
 function nulField(body: unknown): string | undefined {

@@ -123,6 +123,8 @@ export interface CallbackEventsTable {
   status: string | null;
   /** The whole body as received (JSON), or the form fields / query parameters of test calls. */
   payload: ColumnType<unknown, string, string>;
+  /** The body (a GET: the query string) exactly as received; null on rows older than the column. */
+  raw_body: ColumnType<string | null, string, never>;
   /** null: no signature was sent (test endpoints only). */
   signature_valid: boolean | null;
   received_at: Timestamp;

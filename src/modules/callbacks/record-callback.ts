@@ -28,7 +28,9 @@ export async function recordProviderCallback(
     transaction_id: input.body.transactionId,
     status: input.body.status,
     // The whole signed document, members the schema does not name included: it is the audit record.
+    // The text itself, never a re-serialisation: the parser has bounded its depth (json-body.ts).
     payload: input.rawBody,
+    raw_body: input.rawBody,
     signature_valid: true,
     received_at: now,
   });
@@ -37,11 +39,21 @@ export async function recordProviderCallback(
   return { id, duplicate: false };
 }
 
-/** Test endpoints record every call as it came; there is nothing to process, so it is final at once. */
+/**
+ * Test endpoints record every call as it came; there is nothing to process, so it is final at once.
+ * `payload` is the JSON text as received (test/json), or the flat fields of a form or query string
+ * (strings and arrays of strings, so serialising them cannot recurse deeply).
+ */
 export async function recordTestCallback(
   db: Db,
   clock: Clock,
-  input: { source: Extract<CallbackEventSource, `test/${string}`>; eventId: string | null; payload: unknown; signatureValid: boolean | null },
+  input: {
+    source: Extract<CallbackEventSource, `test/${string}`>;
+    eventId: string | null;
+    payload: { json: string } | { fields: unknown };
+    rawBody: string;
+    signatureValid: boolean | null;
+  },
 ): Promise<number> {
   const now = clock.now();
   const id = await insertCallbackEvent(db, {
@@ -49,7 +61,8 @@ export async function recordTestCallback(
     event_id: input.eventId,
     transaction_id: null,
     status: null,
-    payload: JSON.stringify(input.payload ?? null),
+    payload: 'json' in input.payload ? input.payload.json : JSON.stringify(input.payload.fields),
+    raw_body: input.rawBody,
     signature_valid: input.signatureValid,
     received_at: now,
     processed_at: now,

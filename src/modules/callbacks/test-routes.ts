@@ -27,8 +27,9 @@ export function testCallbackRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'none' },
     },
     async (request) => {
-      const signatureValid = verdict(request, ctx, request.rawBody ?? '');
-      return record(ctx, request, 'test/json', request.body, signatureValid);
+      const raw = request.rawBody ?? '';
+      const signatureValid = verdict(request, ctx, raw);
+      return record(ctx, request, 'test/json', request.body, raw, signatureValid);
     },
   );
 
@@ -51,8 +52,9 @@ export function testCallbackRoutes(app: App, ctx: AppContext): void {
         config: { auth: 'none' },
       },
       async (request) => {
-        const signatureValid = verdict(request, ctx, request.rawBody ?? '');
-        return record(ctx, request, 'test/form', request.body ?? {}, signatureValid);
+        const raw = request.rawBody ?? '';
+        const signatureValid = verdict(request, ctx, raw);
+        return record(ctx, request, 'test/form', request.body ?? {}, raw, signatureValid);
       },
     );
   });
@@ -74,7 +76,7 @@ export function testCallbackRoutes(app: App, ctx: AppContext): void {
       const url = request.raw.url ?? '';
       const rawQuery = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
       const signatureValid = verdict(request, ctx, rawQuery);
-      const answer = await record(ctx, request, 'test/text', { query: formFields(rawQuery) }, signatureValid);
+      const answer = await record(ctx, request, 'test/text', { query: formFields(rawQuery) }, rawQuery, signatureValid);
       const lines = [`received: true`, `eventId: ${answer.eventId ?? ''}`];
       if (answer.signatureValid !== undefined) lines.push(`signatureValid: ${answer.signatureValid}`);
       return reply.type('text/plain; charset=utf-8').send(`${lines.join('\n')}\n`);
@@ -94,10 +96,13 @@ async function record(
   request: FastifyRequest,
   source: 'test/json' | 'test/form' | 'test/text',
   payload: unknown,
+  rawBody: string,
   signatureValid: boolean | null,
 ) {
   const eventId = eventIdOf(source === 'test/text' ? (payload as { query: unknown }).query : payload);
-  const id = await recordTestCallback(ctx.db, ctx.clock, { source, eventId, payload, signatureValid });
+  // test/json keeps the text it received (an empty body is JSON null); the others their flat fields.
+  const stored = source === 'test/json' ? { json: rawBody.trim() === '' ? 'null' : rawBody } : { fields: payload };
+  const id = await recordTestCallback(ctx.db, ctx.clock, { source, eventId, payload: stored, rawBody, signatureValid });
   request.log.info({ callback: { source, eventId, signatureValid, callbackEventId: id } }, 'callback received');
   return { received: true as const, eventId, ...(signatureValid === null ? {} : { signatureValid }) };
 }
