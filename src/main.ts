@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './config.js';
 import { startGateway } from './server.js';
+import { cardKeyInStore } from './storage/secrets.js';
 
 async function main(): Promise<void> {
   let config;
@@ -18,6 +19,15 @@ async function main(): Promise<void> {
     `svc-gateway ${config.env} listening on ${gateway.url} (public URL ${config.publicUrl})`,
     `  API reference: ${config.publicUrl}/docs`,
   ];
+  if (cardKeyInStore(config)) {
+    banner.push(
+      '',
+      '  !!! DEVELOPMENT SECRETS: the card encryption key is kept in this store (table system_secrets),',
+      '  !!! next to the card numbers it encrypts: a dump or backup of this store decrypts them.',
+      '  !!! Use test cards only. Set CARD_ENCRYPTION_KEYS and CARD_FINGERPRINT_SECRET to keep the key elsewhere;',
+      '  !!! this store will refuse to start once a live key (svc_live_sk_) has been issued on it.',
+    );
+  }
   if (gateway.demo) {
     banner.push(
       '',

@@ -45,3 +45,8 @@ export async function insertKey(
     })
     .execute();
 }
+
+/** Whether any live key was ever issued on this store, revoked ones included. */
+export async function liveKeyEverIssued(db: Db): Promise<boolean> {
+  return (await db.selectFrom('api_keys').select('id').where('mode', '=', 'live').limit(1).executeTakeFirst()) !== undefined;
+}
