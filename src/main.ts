@@ -15,6 +15,21 @@ async function main(): Promise<void> {
   }
 
   const gateway = await startGateway(config);
+  // Graceful stop: refuse new connections, let in-flight requests finish, close storage, exit 0.
+  // Installed before the banner, so a signal sent as soon as the banner appears is handled too.
+  const stop = async (signal: string) => {
+    gateway.app.log.info({ signal }, 'shutting down');
+    try {
+      await gateway.close();
+      process.exit(0);
+    } catch (error) {
+      gateway.app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+
   const banner = [
     `svc-gateway ${config.env} listening on ${gateway.url} (public URL ${config.publicUrl})`,
     `  API reference: ${config.publicUrl}/docs`,
@@ -41,20 +56,6 @@ async function main(): Promise<void> {
     );
   }
   process.stderr.write(`${banner.join('\n')}\n`);
-
-  // Graceful stop: refuse new connections, let in-flight requests finish, close storage, exit 0.
-  const stop = async (signal: string) => {
-    gateway.app.log.info({ signal }, 'shutting down');
-    try {
-      await gateway.close();
-      process.exit(0);
-    } catch (error) {
-      gateway.app.log.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch((error) => {

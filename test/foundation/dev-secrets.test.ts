@@ -33,7 +33,7 @@ async function start(env: Record<string, string>): Promise<GatewayProcess> {
 
 async function stop(gateway: GatewayProcess): Promise<void> {
   gateway.child.kill('SIGTERM');
-  expect(await gateway.exited).toBe(0);
+  expect(await gateway.exited, `stderr:\n${gateway.stderr()}\nstdout tail:\n${gateway.stdout().slice(-2000)}`).toBe(0);
 }
 
 /** Everything a start could write: secrets, merchants, users, keys. */
