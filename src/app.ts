@@ -122,6 +122,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onClose', () => ctx.processors.close());
   app.decorate('ctx', ctx);
 
+  // Set first: plugin scopes registered below (Swagger UI, the front ends) inherit it.
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request)));
   app.setValidatorCompiler(validatorCompiler);
   // Every content type but JSON is a 415 (Fastify would parse text/plain by default); scopes add their own.
   app.removeAllContentTypeParsers();
@@ -129,7 +131,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const catalog = new RouteCatalog();
   app.addHook('onRoute', (route) => catalog.add(route));
   if (options.onUndeclaredStatus) reportUndeclaredStatuses(app, options.onUndeclaredStatus);
-  await openApi(app, config);
 
   // Order matters: headers first (every answer has them), then shedding (a refused request costs
   // nothing), transport and version checks and CORS before credentials, credentials before any body work.
@@ -152,11 +153,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     }
   });
   app.addHook('preValidation', ignoreUnknownBodyFields);
+  // Before any route: the document is collected from the routes as they are added.
+  await openApi(app, config);
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
 
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request)));
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),
   );

@@ -97,7 +97,9 @@ export function errorStatuses(route: RouteShape): number[] {
   if (auth !== 'none') [401, 403].forEach((s) => statuses.add(s));
   // A record named by the path, or by the body (a customer id), may not exist for this caller.
   if (schema.params || schema.body) statuses.add(404);
-  if (route.method === 'POST' && auth !== 'none') [409, 422].forEach((s) => statuses.add(s));
+  // A change can conflict with the record's state; a POST's idempotency key can be in flight or reused.
+  if (['POST', 'PUT', 'PATCH'].includes(route.method) && auth !== 'none') statuses.add(409);
+  if (route.method === 'POST' && auth !== 'none') statuses.add(422);
   if (config.paymentSubmission) [402, 502].forEach((s) => statuses.add(s));
   for (const status of ROUTE_SPECIFIC[`${route.method} ${route.url}`] ?? []) statuses.add(status);
   for (const code of Object.keys((schema.response as object | undefined) ?? {})) if (Number(code) >= 400) statuses.add(Number(code));

@@ -26,11 +26,18 @@ const RETRY_AFTER_SECONDS = 5;
  * Register first among the request hooks: a refused request must cost nothing.
  */
 export async function loadShedding(app: App, limits: LoadLimits = DEFAULT_LOAD_LIMITS): Promise<void> {
+  // The start's own work (schemas, migrations) lags the loop before anyone can call; the samples
+  // that saw it are not load. Shedding starts two samples after the gateway listens.
+  let armed = false;
+  app.addHook('onListen', async () => {
+    setTimeout(() => (armed = true), 2 * limits.sampleIntervalMs).unref();
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelayMs,
     maxHeapUsedBytes: limits.maxHeapUsedBytes,
     sampleInterval: limits.sampleIntervalMs,
     pressureHandler: async (request, _reply, type, value) => {
+      if (!armed) return;
       request.log.warn({ pressure: type, value }, 'load shedding: request refused');
       throw new AppError('SERVICE_UNAVAILABLE', `The gateway is overloaded (${type}); retry after ${RETRY_AFTER_SECONDS} seconds`, {
         headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },

@@ -32,10 +32,15 @@ export async function openApi(app: App, config: Config): Promise<void> {
           CheckoutToken: { type: 'apiKey', in: 'header', name: 'X-Checkout-Token' },
           AccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         },
+        parameters: {
+          ApiVersion: { name: 'X-API-Version', in: 'header', required: false, schema: { type: 'string', pattern: '^2\\.[01]$', default: CURRENT_API_VERSION } },
+          IdempotencyKey: { name: 'X-Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } },
+        },
       },
     },
     // Shared schemas keep their $id as their component name: #/components/schemas/ErrorGuide.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documentObject) => withSharedParameters(('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument) as never,
     transform: ({ schema, url, route }) => {
       if (!schema || schema.hide) return { schema: { ...schema, hide: true }, url };
       const config = (route.config ?? {}) as { auth?: string; checkout?: unknown };
@@ -43,7 +48,6 @@ export async function openApi(app: App, config: Config): Promise<void> {
       const documented = {
         ...schema,
         ...(schema.body && !schema.consumes ? { consumes: JSON_TYPES } : {}),
-        headers: { type: 'object', properties: requestHeaders(method) },
         response: { ...(schema.response as object), ...errorResponses({ method, url, schema: schema as RouteSchema, config }) },
         security: securityOf(config),
       };
@@ -66,12 +70,21 @@ function securityOf(config: { auth?: string; checkout?: unknown }): Record<strin
   return [];
 }
 
-function requestHeaders(method: string): Record<string, unknown> {
-  return {
-    'X-API-Version': { type: 'string', pattern: '^2\\.[01]$', default: CURRENT_API_VERSION },
-    ...(method === 'POST' ? { 'X-Idempotency-Key': { type: 'string', maxLength: 255 } } : {}),
-  };
+/** The request headers every operation takes (and POSTs' idempotency key), as shared parameters. */
+function withSharedParameters(document: OpenApiDocument): OpenApiDocument {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        { $ref: '#/components/parameters/ApiVersion' },
+        ...(method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+      ];
+    }
+  }
+  return document;
 }
+
+type OpenApiDocument = { paths?: Record<string, Record<string, { parameters?: unknown[] }>> };
 
 const errorTable = Object.entries(ERRORS)
   .map(([name, e]) => `| <a id="error-${name}"></a>\`${name}\` | \`${e.code}\` | ${e.status} | ${e.title} |`)
