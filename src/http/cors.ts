@@ -2,7 +2,7 @@ import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { App } from '../app.js';
 
 /** What the checkout front end may send cross-origin. */
-export const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
+const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
 const EXPOSED_HEADERS = 'X-Request-Id, X-API-Version, X-Ignored-Fields, Idempotent-Replayed, Retry-After';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

@@ -29,7 +29,7 @@ import { isProbe } from './versioning.js';
  * plus Retry-After on a 429. The plugin speaks an older draft (RateLimit-Limit/-Remaining/-Reset);
  * an onSend hook rewrites those into the structured pair, which is the one rule kept as our code.
  */
-export const POLICY_NAME = 'default';
+const POLICY_NAME = 'default';
 const LOGIN_ROUTE = 'POST /auth/login';
 
 export interface RateLimitDeps {

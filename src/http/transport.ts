@@ -20,7 +20,7 @@ export function requireHttps(config: Config) {
 }
 
 /** The API's own policy: it serves data, never pages, and is never framed. */
-export const API_CSP = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
+const API_CSP = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
 
 /**
  * Security headers with @fastify/helmet on every answer (errors, 404s and 503s too: it runs in
