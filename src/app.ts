@@ -9,15 +9,18 @@ import Fastify, {
 } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
+import { reportUndeclaredStatuses } from './http/contract-check.js';
 import { checkoutCors } from './http/cors.js';
 import { authenticate, type CheckoutTokenVerifier } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
+import { frontEnds } from './http/front-ends.js';
 import { idempotencyHooks } from './http/idempotency.js';
 import { registerJsonParsers } from './http/json-body.js';
-import { routeNotFound } from './http/not-found.js';
-import { openApiRoutes, RouteCatalog } from './http/openapi.js';
-import { createRateLimiter } from './http/rate-limit.js';
-import { requireHttps, securityHeaders } from './http/transport.js';
+import { loadShedding, type LoadLimits } from './http/load-shedding.js';
+import { RouteCatalog, routeNotFound } from './http/not-found.js';
+import { openApi } from './http/openapi.js';
+import { rateLimits } from './http/rate-limit.js';
+import { headersWithoutHooks, requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
 import { checkApiVersion, rewriteVersionPrefix, V1_GONE_PATH, v1Gone } from './http/versioning.js';
 import { JobRunner } from './jobs/queue.js';
@@ -73,6 +76,12 @@ export interface BuildAppOptions {
   logger: FastifyBaseLogger;
   /** Base URL of the processor network (the built-in sandbox unless SANDBOX_URL says otherwise). */
   sandboxUrl: string;
+  /** Where the built front ends are (front-ends.ts); default ./web/dist. */
+  frontEndsDir?: string;
+  /** Load-shedding thresholds (tests lower them). */
+  loadLimits?: LoadLimits;
+  /** Tests: told of every answer whose status its route's schema does not declare. */
+  onUndeclaredStatus?: (violation: string) => void;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -90,7 +99,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     // A URL the router cannot even decode (bad percent-encoding, an over-long path segment) still gets
     // our headers, error shape and log line: Fastify runs no hooks for these.
     frameworkErrors: (error, request, reply) => {
-      void securityHeaders(request, reply);
+      headersWithoutHooks(request, reply);
       reply.raw.once('finish', () => logRequest(request, reply));
       sendError(request, reply, toAppError(error, request));
     },
@@ -113,41 +122,44 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onClose', () => ctx.processors.close());
   app.decorate('ctx', ctx);
 
+  // Set first: plugin scopes registered below (Swagger UI, the front ends) inherit it.
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request)));
   app.setValidatorCompiler(validatorCompiler);
   // Every content type but JSON is a 415 (Fastify would parse text/plain by default); scopes add their own.
   app.removeAllContentTypeParsers();
   registerJsonParsers(app);
   const catalog = new RouteCatalog();
   app.addHook('onRoute', (route) => catalog.add(route));
-  checkoutCors(app, config.checkoutUrl);
+  if (options.onUndeclaredStatus) reportUndeclaredStatuses(app, options.onUndeclaredStatus);
 
-  // Order matters: transport and version checks before credentials, credentials before any body work.
-  app.addHook('onRequest', securityHeaders);
+  // Order matters: headers first (every answer has them), then shedding (a refused request costs
+  // nothing), transport and version checks and CORS before credentials, credentials before any body work.
+  await securityHeaders(app);
+  await loadShedding(app, options.loadLimits);
   app.addHook('onRequest', requireHttps(config));
   app.addHook('onRequest', checkApiVersion);
-  const rateLimiter = await createRateLimiter({ config, clock, logger, secret: secrets.jwtSecret });
-  app.addHook('onClose', () => rateLimiter.close());
+  await checkoutCors(app, config.checkoutUrl);
   // Credentials; ctx is read per request, so a module registered below can plug in the checkout verifier.
   const authenticateCaller = authenticate(ctx);
+  // Rate limits right after credentials (route hooks run after these; the caller is known) and before the body is read.
+  const spendAddressQuota = await rateLimits(app, { config, clock, logger, secret: secrets.jwtSecret });
   app.addHook('onRequest', async (request, reply) => {
     try {
       await authenticateCaller(request);
     } catch (error) {
       // Failed credentials spend the client address's quota, so guessing keys is limited too.
-      await rateLimiter.onRequest(request, reply);
+      await spendAddressQuota(request, reply);
       throw error;
     }
   });
-  // Rate limits right after credentials (the caller is known) and before the body is read.
-  app.addHook('onRequest', rateLimiter.onRequest);
-  app.addHook('preValidation', rateLimiter.onLoginBody);
   app.addHook('preValidation', ignoreUnknownBodyFields);
+  // Before any route: the document is collected from the routes as they are added.
+  await openApi(app, config);
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
 
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request)));
-  app.setNotFoundHandler({ preHandler: [securityHeaders] }, (request, reply) =>
+  app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),
   );
 
@@ -159,11 +171,17 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   checkoutSessionRoutes(app, ctx);
   customerRoutes(app, ctx);
   paymentRoutes(app, ctx, { db: ctx.db, clock, vault: ctx.vault, processors: ctx.processors, checkoutUrl: config.checkoutUrl });
-  openApiRoutes(app, catalog, config);
+  await frontEnds(app, {
+    dir: options.frontEndsDir ?? 'web/dist',
+    checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,
+    checkoutFrameAncestors: () => [new URL(config.publicUrl).origin],
+  });
 
   await app.ready();
   return app;
 }
+
+const sameOrigin = (a: string, b: string) => new URL(a).origin === new URL(b).origin;
 
 function vaultKeys(secrets: Secrets) {
   const [current, ...previous] = parseVaultKeys(secrets.cardEncryptionKeys);

@@ -1,6 +1,6 @@
 import type { DestinationStream } from 'pino';
 import { startSandbox, type Sandbox } from '../sandbox/server.js';
-import { buildApp, type App } from './app.js';
+import { buildApp, type App, type BuildAppOptions } from './app.js';
 import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -24,6 +24,8 @@ export interface StartOptions {
   logDestination?: DestinationStream;
   /** Poll the job queue in the background (default). Tests turn it off and run jobs explicitly. */
   runJobs?: boolean;
+  /** HTTP settings beyond the environment (tests: contract check, load limits, a front-end build). */
+  http?: Pick<BuildAppOptions, 'frontEndsDir' | 'loadLimits' | 'onUndeclaredStatus'>;
 }
 
 /** The one start-up function: config → storage → secrets → modules → routes → listen. */
@@ -47,7 +49,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         latencyMs: config.sandboxLatencyMs,
       });
     }
-    const app = await buildApp({ config, storage, clock, secrets, logger, sandboxUrl: config.sandboxUrl ?? sandbox!.url });
+    const app = await buildApp({ config, storage, clock, secrets, logger, sandboxUrl: config.sandboxUrl ?? sandbox!.url, ...options.http });
     await app.listen({ port: config.port, host: config.host }).catch(async (error: Error) => {
       // A failed listen must not leave the rate limiter's Redis client reconnecting forever.
       await app.close();

@@ -1,64 +1,54 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { App } from '../app.js';
 
 /** What the checkout front end may send cross-origin. */
-export const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
+const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
 const EXPOSED_HEADERS = 'X-Request-Id, X-API-Version, X-Ignored-Fields, Idempotent-Replayed, Retry-After';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** @fastify/cors reads a route's own CORS options from here. */
+    cors?: FastifyCorsOptions | false;
+  }
+}
+
 /**
- * CORS for the hosted checkout, and only for it. Routes a checkout token may call (route config
- * `checkout`) answer the checkout front end's origin; every other origin gets no CORS headers.
- * API-key routes are server-to-server and never send CORS headers, so no browser page can read
- * them cross-origin. Each token-scoped route also gets an OPTIONS route for the preflight.
- * Call before any route is registered: it learns the routes through onRoute.
+ * CORS (@fastify/cors) for the hosted checkout, and only for it. CORS is off everywhere; the routes
+ * a checkout token may call (route config `checkout`) switch it on for the checkout front end's
+ * origin only, so API-key routes never send CORS headers and no other page can read them. Each such
+ * path also gets an OPTIONS route, so its preflight answers 204 (with CORS headers only for that
+ * origin) while OPTIONS elsewhere stays a 405. Call before any route is registered: it learns the
+ * routes through onRoute, and its hook must run before the credential check (errors carry CORS too).
  */
-export function checkoutCors(app: App, checkoutUrl: string): void {
+export async function checkoutCors(app: App, checkoutUrl: string): Promise<void> {
   const allowedOrigin = new URL(checkoutUrl).origin;
-  const methodsByUrl = new Map<string, Set<string>>();
+  const methodsByUrl = new Map<string, string[]>();
+  const checkoutOnly = (methods: string[]): FastifyCorsOptions => ({
+    // A function origin also sends Vary: Origin, and on any other origin no CORS header at all.
+    origin: (origin, callback) => callback(null, origin === allowedOrigin ? allowedOrigin : false),
+    methods,
+    allowedHeaders: CHECKOUT_CORS_ALLOWED_HEADERS,
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+    strictPreflight: false,
+  });
 
   app.addHook('onRoute', (route) => {
     if (!route.config?.checkout) return;
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
-    if (methods.length === 0) return;
     let allowed = methodsByUrl.get(route.url);
     if (!allowed) {
-      allowed = new Set();
+      allowed = [];
       methodsByUrl.set(route.url, allowed);
-      registerPreflight(app, route.url, allowed, allowedOrigin);
+      const preflight = checkoutOnly(allowed);
+      // The CORS hook answers a preflight from the checkout origin itself; any other gets a bare 204.
+      app.options(route.url, { schema: { hide: true }, config: { auth: 'none', cors: preflight } }, async (_request, reply) =>
+        reply.code(204).send(),
+      );
     }
-    for (const method of methods) allowed.add(method);
+    allowed.push(...methods.filter((m) => !allowed.includes(m)));
+    route.config.cors = checkoutOnly(allowed);
   });
-
-  // onSend also runs for errors (401/403 of the credential check), which the browser must be able to read.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.config?.checkout) {
-      addVaryOrigin(reply);
-      if (request.headers.origin === allowedOrigin) {
-        reply.header('Access-Control-Allow-Origin', allowedOrigin);
-        reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-      }
-    }
-    return payload;
-  });
-}
-
-function registerPreflight(app: App, url: string, methods: ReadonlySet<string>, allowedOrigin: string): void {
-  app.options(url, { schema: { hide: true }, config: { auth: 'none' } }, async (request: FastifyRequest, reply: FastifyReply) => {
-    addVaryOrigin(reply);
-    if (request.headers.origin === allowedOrigin) {
-      reply.header('Access-Control-Allow-Origin', allowedOrigin);
-      reply.header('Access-Control-Allow-Methods', [...methods].join(', '));
-      reply.header('Access-Control-Allow-Headers', CHECKOUT_CORS_ALLOWED_HEADERS);
-      reply.header('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
-    }
-    return reply.code(204).send();
-  });
-}
-
-/** Answers differ by Origin, so shared caches must key on it. */
-function addVaryOrigin(reply: FastifyReply): void {
-  const current = reply.getHeader('Vary');
-  const values = current === undefined ? [] : String(current).split(',').map((v) => v.trim());
-  if (!values.some((v) => v.toLowerCase() === 'origin')) reply.header('Vary', [...values, 'Origin'].join(', '));
+  await app.register(fastifyCors, { origin: false, hideOptionsRoute: true });
 }

@@ -8,7 +8,7 @@ declare module 'fastify' {
   }
 }
 
-const JSON_TYPES = ['application/json', 'application/json-patch+json'];
+export const JSON_TYPES = ['application/json', 'application/json-patch+json'];
 
 export interface JsonParserOptions {
   /**

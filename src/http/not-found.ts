@@ -1,6 +1,22 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../errors.js';
-import type { RouteCatalog } from './openapi.js';
+
+/** The methods each registered path answers, to tell a 405 from a 404. */
+export class RouteCatalog {
+  private readonly entries: { method: string; pattern: RegExp }[] = [];
+
+  add(route: RouteOptions): void {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`);
+    for (const method of methods) {
+      if (method !== 'HEAD' && method !== 'OPTIONS') this.entries.push({ method, pattern });
+    }
+  }
+
+  methodsFor(path: string): string[] {
+    return [...new Set(this.entries.filter((e) => e.pattern.test(path)).map((e) => e.method))];
+  }
+}
 
 /** 405 with Allow when the path exists under other methods, else 404. */
 export function routeNotFound(catalog: RouteCatalog, request: FastifyRequest): AppError {

@@ -1,5 +1,7 @@
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { Redis, type Result } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../lib/clock.js';
 
 /**
  * Where rate-limit counters live. Windows are fixed and aligned to the epoch, so a window is
@@ -96,4 +98,41 @@ export class RedisStore implements RateLimitStore {
       this.client.disconnect();
     }
   }
+}
+
+/**
+ * The counters as a store of @fastify/rate-limit. Its own stores time windows from each key's
+ * first request by the wall clock; ours are aligned to the epoch by the gateway's clock (so every
+ * instance agrees on a window and tests can move time), which a store is the plugin's place for.
+ * A failing counter store is reported once per outage and counted; the error then reaches the
+ * plugin, which serves the request unlimited (skipOnError: fail open).
+ */
+export function windowStore(counters: RateLimitStore, clock: Clock, logger: FastifyBaseLogger): FastifyRateLimitStoreCtor {
+  let servedUnlimited = 0;
+  const store: FastifyRateLimitStore = {
+    incr(key, callback, timeWindow) {
+      const now = clock.now().getTime();
+      const window = Math.floor(now / timeWindow);
+      counters.increment(key, window, timeWindow).then(
+        (current) => {
+          if (servedUnlimited > 0) {
+            logger.info({ servedUnlimited }, 'rate limiting: counter store reachable again');
+            servedUnlimited = 0;
+          }
+          callback(null, { current, ttl: (window + 1) * timeWindow - now });
+        },
+        (error: Error) => {
+          // A payment API that stops when its counter store does is worse than one briefly unlimited.
+          if (servedUnlimited++ === 0) {
+            logger.warn({ err: { message: error.message } }, 'rate limiting: counter store unreachable; serving requests unlimited');
+          }
+          callback(error, { current: 0, ttl: 0 });
+        },
+      );
+    },
+    child: () => store,
+  };
+  return function WindowStore() {
+    return store;
+  } as unknown as FastifyRateLimitStoreCtor;
 }

@@ -1,45 +1,38 @@
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import fastifyRateLimit from '@fastify/rate-limit';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { hmacHex } from '../lib/crypto.js';
 import { normalizeEmail } from '../modules/merchants/create-merchant.js';
-import { MemoryStore, RedisStore, type RateLimitStore } from './rate-limit-store.js';
+import { MemoryStore, RedisStore, windowStore } from './rate-limit-store.js';
+import { isProbe } from './versioning.js';
 
 /**
- * Request rate limits (decisions.md, Limits): RATE_LIMIT_MAX requests per RATE_LIMIT_WINDOW_SECONDS
+ * Request rate limits (decisions.md, Limits) with @fastify/rate-limit: RATE_LIMIT_MAX requests per
+ * RATE_LIMIT_WINDOW_SECONDS
  *  - per API key (key id), per checkout session, per control-panel user;
- *  - per client IP for unauthenticated routes (callbacks, 404s, /openapi.json …);
+ *  - per client IP for unauthenticated routes (callbacks, 404s, /openapi.json …) and for calls
+ *    whose credentials failed, so guessing keys is limited too;
  *  - per typed e-mail and IP for POST /auth/login, so one attacker cannot lock others out and
  *    cannot spray one account from one address.
  * Load-balancer probes are exempt.
  *
- * Algorithm: fixed windows aligned to the epoch, one counter per partition and window. One
- * INCR per request (one round trip), exact Retry-After; the price is that a caller can send up
- * to twice the quota across a window boundary.
+ * Windows are fixed and aligned to the epoch (rate-limit-store.ts). Counters live in memory per
+ * instance, or in Redis shared by all instances when REDIS_URL is set; if Redis fails, requests are
+ * served unlimited and without RateLimit headers (fail open).
  *
  * Headers follow draft-ietf-httpapi-ratelimit-headers-10/11 (structured fields):
  *   RateLimit-Policy: "default";q=6000;w=60     quota q per window w seconds
  *   RateLimit: "default";r=5999;t=42             r left, t seconds until the window resets
- * on every limited response, plus Retry-After on a 429.
- *
- * Store: in-memory per instance, or Redis shared by all instances when REDIS_URL is set. If the
- * store fails, requests are served unlimited and without RateLimit headers (fail open), with
- * one warning per outage. Time comes from the gateway's clock, so tests move it.
+ * plus Retry-After on a 429. The plugin speaks an older draft (RateLimit-Limit/-Remaining/-Reset);
+ * an onSend hook rewrites those into the structured pair, which is the one rule kept as our code.
  */
-export const POLICY_NAME = 'default';
-const EXEMPT_ROUTES = new Set(['/healthz', '/readyz']);
-const LOGIN_ROUTE = '/auth/login';
+const POLICY_NAME = 'default';
+const LOGIN_ROUTE = 'POST /auth/login';
 
-export interface RateLimiter {
-  /** onRequest, after authentication: counts the caller before the body is read. */
-  onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** preValidation: the login route, which needs the e-mail from the body. */
-  onLoginBody(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  close(): Promise<void>;
-}
-
-export interface RateLimiterDeps {
+export interface RateLimitDeps {
   config: Pick<Config, 'rateLimit' | 'redisUrl'>;
   clock: Clock;
   logger: FastifyBaseLogger;
@@ -47,68 +40,55 @@ export interface RateLimiterDeps {
   secret: string;
 }
 
-export async function createRateLimiter(deps: RateLimiterDeps): Promise<RateLimiter> {
+/**
+ * Registers the limiter on every route added after it (call before the routes, after the
+ * credential check). Returns the check of a request whose credentials failed: it spends the
+ * client address's quota, and throws the 429 once that is used up.
+ */
+export async function rateLimits(app: App, deps: RateLimitDeps): Promise<(request: FastifyRequest, reply: FastifyReply) => Promise<void>> {
   const { config, clock, logger, secret } = deps;
   const { max, windowSeconds } = config.rateLimit;
-  const windowMs = windowSeconds * 1000;
-  const policy = `"${POLICY_NAME}";q=${max};w=${windowSeconds}`;
   // Instances of one deployment share the JWT secret; another deployment on the same Redis
   // (staging, another test gateway) gets other keys, so their counters never mix.
-  const store: RateLimitStore = config.redisUrl
+  const counters = config.redisUrl
     ? await RedisStore.open(config.redisUrl, `svc-gateway:rl:${hmacHex('sha256', secret, 'rate-limit').slice(0, 16)}:`, logger)
     : new MemoryStore();
-  let storeDown = false;
+  app.addHook('onClose', () => counters.close());
 
-  async function count(partition: string, reply: FastifyReply): Promise<void> {
-    const now = clock.now().getTime();
-    const window = Math.floor(now / windowMs);
-    const resetSeconds = Math.ceil(((window + 1) * windowMs - now) / 1000);
-    let used: number;
-    try {
-      used = await store.increment(partition, window, windowMs);
-    } catch (error) {
-      // Fail open: a payment API that stops when its counter store does is worse than one
-      // briefly unlimited. Reported once per outage, not once per request.
-      if (!storeDown) {
-        storeDown = true;
-        logger.warn({ err: { message: (error as Error).message } }, 'rate limiting: counter store unreachable; serving requests unlimited');
-      }
-      return;
-    }
-    if (storeDown) {
-      storeDown = false;
-      logger.info('rate limiting: counter store reachable again');
-    }
-    const headers = { 'RateLimit-Policy': policy, RateLimit: `"${POLICY_NAME}";r=${Math.max(0, max - used)};t=${resetSeconds}` };
-    if (used > max) {
-      throw new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${max} requests per ${windowSeconds} seconds exceeded; retry after ${resetSeconds} seconds`, {
-        details: { limit: max, window: windowSeconds, retryAfter: resetSeconds },
-        headers: { ...headers, 'Retry-After': String(resetSeconds) },
-      });
-    }
-    reply.headers(headers);
-  }
-
-  return {
-    async onRequest(request, reply) {
-      const route = request.routeOptions.url;
-      if (route !== undefined && EXEMPT_ROUTES.has(route)) return;
-      if (isLogin(request)) return;
-      await count(partitionOf(request), reply);
-    },
-    async onLoginBody(request, reply) {
-      if (!isLogin(request)) return;
-      // The body is not validated yet: a missing or odd e-mail still counts, under "".
-      const email = (request.body as { email?: unknown } | undefined)?.email;
-      const account = hmacHex('sha256', secret, `login:${typeof email === 'string' ? normalizeEmail(email) : ''}`).slice(0, 32);
-      await count(`login:${account}:${request.ip}`, reply);
-    },
-    close: () => store.close(),
+  const loginKey = (request: FastifyRequest): string => {
+    // Counted before validation: a missing or odd e-mail still counts, under "".
+    const email = (request.body as { email?: unknown } | undefined)?.email;
+    const account = hmacHex('sha256', secret, `login:${typeof email === 'string' ? normalizeEmail(email) : ''}`).slice(0, 32);
+    return `login:${account}:${request.ip}`;
   };
-}
+  // Before the plugin's own onRoute hook: the routes whose limit differs say so in their config.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (isProbe(route.url)) route.config = { ...route.config, rateLimit: false };
+    // The sign-in needs the e-mail from the body, so it is counted after parsing.
+    if (`${route.method} ${route.url}` === LOGIN_ROUTE) route.config = { ...route.config, rateLimit: { hook: 'preValidation', keyGenerator: loginKey } };
+  });
 
-function isLogin(request: FastifyRequest): boolean {
-  return request.method === 'POST' && request.routeOptions.url === LOGIN_ROUTE;
+  await app.register(fastifyRateLimit, {
+    max,
+    timeWindow: windowSeconds * 1000,
+    store: windowStore(counters, clock, logger),
+    keyGenerator: partitionOf,
+    skipOnError: true,
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) => {
+      const retryAfter = Math.ceil(context.ttl / 1000);
+      return new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${max} requests per ${windowSeconds} seconds exceeded; retry after ${retryAfter} seconds`, {
+        details: { limit: max, window: windowSeconds, retryAfter },
+      });
+    },
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    structuredHeaders(reply, windowSeconds);
+    return payload;
+  });
+
+  const limit = app.rateLimit();
+  return async (request, reply) => void (await limit.call(app, request, reply));
 }
 
 /** Whose quota a request spends: the authenticated caller's, else its client address's. */
@@ -124,4 +104,17 @@ function partitionOf(request: FastifyRequest): string {
     default:
       return `ip:${request.ip}`;
   }
+}
+
+const DRAFT_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
+
+/** RateLimit-Limit/-Remaining/-Reset → RateLimit-Policy and RateLimit; none when the quota is unknown. */
+function structuredHeaders(reply: FastifyReply, windowSeconds: number): void {
+  const [limit, remaining, reset] = DRAFT_HEADERS.map((name) => reply.getHeader(name));
+  if (limit === undefined) return;
+  for (const name of DRAFT_HEADERS) reply.removeHeader(name);
+  // A reset of 0 only comes from a counter store that failed: the plugin served the request unlimited.
+  if (Number(reset) === 0) return;
+  reply.header('RateLimit-Policy', `"${POLICY_NAME}";q=${limit};w=${windowSeconds}`);
+  reply.header('RateLimit', `"${POLICY_NAME}";r=${remaining};t=${reset}`);
 }

@@ -1,31 +1,58 @@
+import fastifyHelmet, { type FastifyHelmetOptions } from '@fastify/helmet';
+import helmet, { type HelmetOptions } from 'helmet';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../app.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
-
-/** Load balancers probe health over plain HTTP inside the private network. */
-const PLAIN_HTTP_ALLOWED = new Set(['/healthz', '/readyz']);
+import { isProbe } from './versioning.js';
 
 /**
  * In production a request must have arrived over TLS: directly, or through a trusted proxy
  * that says X-Forwarded-Proto: https (Fastify believes that header only from TRUSTED_PROXIES).
+ * Load balancers probe health over plain HTTP inside the private network.
  */
 export function requireHttps(config: Config) {
   return async (request: FastifyRequest): Promise<void> => {
     if (config.env !== 'production' || request.protocol === 'https') return;
-    if (PLAIN_HTTP_ALLOWED.has(request.url.split('?')[0])) return;
+    if (isProbe(request.routeOptions.url)) return;
     throw new AppError('HTTPS_REQUIRED', `Requests must use HTTPS; send this request to ${config.publicUrl}`);
   };
 }
 
-/** Headers every response carries. Pages that must be framed or styled override CSP themselves. */
-export async function securityHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/** The API's own policy: it serves data, never pages, and is never framed. */
+const API_CSP = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
+
+/**
+ * Security headers with @fastify/helmet on every answer (errors, 404s and 503s too: it runs in
+ * onRequest): nosniff, no-referrer, X-Frame-Options DENY, the API's CSP, the cross-origin policies.
+ * A page with its own needs (the checkout page, /docs) replaces the CSP on its own routes.
+ * HSTS and the per-request headers stay ours (requestHeaders below): helmet cannot send HSTS only
+ * over TLS, and the request id and no-store are not security headers in its sense.
+ */
+export async function securityHeaders(app: App): Promise<void> {
+  await app.register(fastifyHelmet, HELMET_OPTIONS);
+  app.addHook('onRequest', requestHeaders);
+}
+
+const HELMET_OPTIONS: FastifyHelmetOptions = {
+  contentSecurityPolicy: { useDefaults: false, directives: API_CSP },
+  frameguard: { action: 'deny' },
+  referrerPolicy: { policy: 'no-referrer' },
+  strictTransportSecurity: false,
+};
+// The same options (helmet's CommonJS and ESM typings differ only in name).
+const applyHelmet = helmet(HELMET_OPTIONS as HelmetOptions);
+
+/** For answers Fastify gives without running hooks (a URL it cannot decode): the same headers. */
+export function headersWithoutHooks(request: FastifyRequest, reply: FastifyReply): void {
+  applyHelmet(request.raw, reply.raw, () => {});
+  void requestHeaders(request, reply);
+}
+
+/** Headers of every answer that are not helmet's; also called where Fastify runs no hooks. */
+export async function requestHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   reply.header('X-Request-Id', request.id);
-  reply.header('X-Content-Type-Options', 'nosniff');
-  reply.header('Referrer-Policy', 'no-referrer');
-  if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
-  if (!reply.hasHeader('Content-Security-Policy')) {
-    reply.header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
-    reply.header('X-Frame-Options', 'DENY');
-  }
+  // API answers carry credentials and payment data; cacheable pages and files set their own.
+  reply.header('Cache-Control', 'no-store');
   if (request.protocol === 'https') reply.header('Strict-Transport-Security', 'max-age=63072000; includeSubDomains');
 }

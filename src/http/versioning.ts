@@ -27,7 +27,7 @@ export function v1Gone(request: FastifyRequest): never {
 export async function checkApiVersion(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   reply.header('X-API-Version', CURRENT_API_VERSION);
   const requested = request.headers['x-api-version'];
-  if (requested === undefined) return;
+  if (requested === undefined || isProbe(request.routeOptions.url)) return;
   const value = Array.isArray(requested) ? requested.join(',') : requested.trim();
   const match = /^(\d{1,3})\.(\d{1,3})$/.exec(value);
   if (!match) {
@@ -43,3 +43,7 @@ export async function checkApiVersion(request: FastifyRequest, reply: FastifyRep
     });
   }
 }
+
+/** Load-balancer probes: served whatever X-API-Version says, so a probe never fails on a header. */
+const PROBES = new Set(['/healthz', '/readyz']);
+export const isProbe = (routeUrl: string | undefined): boolean => routeUrl !== undefined && PROBES.has(routeUrl);

@@ -62,14 +62,61 @@ describe('GET /openapi.json', () => {
 });
 
 describe('GET /docs', () => {
-  it('is an HTML page naming every route', async () => {
+  it('is the reference page (Swagger UI) over /openapi.json, naming every route and error there', async () => {
     const res = await gw.call('GET', '/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    for (const [method, path] of FOUNDATION_ROUTES) {
-      expect(res.text).toContain(`<span class="m">${method.toUpperCase()}</span> <code>${path}</code>`);
+    const initializer = await gw.call('GET', '/docs/static/swagger-initializer.js');
+    expect(initializer.text).toContain("resolveUrl('./json')");
+    const rendered = (await gw.call('GET', '/docs/json')).body;
+    expect(rendered).toEqual(doc);
+    for (const [method, path] of FOUNDATION_ROUTES) expect(rendered.paths[path][method].summary).toEqual(expect.any(String));
+    expect(JSON.stringify(rendered)).toContain('X-API-Key');
+    expect(rendered.info.description).toContain('<a id="error-INVALID_API_KEY"></a>`INVALID_API_KEY`');
+  });
+
+  it('loads nothing from another origin, and its CSP allows no other origin', async () => {
+    const res = await gw.call('GET', '/docs');
+    const assets = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThan(2);
+    for (const asset of assets) {
+      expect(asset, asset).not.toMatch(/^(https?:)?\/\//);
+      expect((await gw.call('GET', new URL(asset, `${gw.url}/docs`).pathname)).status, asset).toBe(200);
     }
-    expect(res.text).toContain('X-API-Key');
-    expect(res.text).toContain('INVALID_API_KEY');
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toMatch(/https?:|\*/);
+  });
+});
+
+describe('error responses in the document', () => {
+  it('declares the answers every operation can give, with their body schemas', () => {
+    const operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+    expect(operations.length).toBeGreaterThan(20);
+    for (const { path, method, op } of operations) {
+      const statuses = Object.keys(op.responses);
+      expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503']));
+      if (!['/healthz', '/readyz'].includes(path)) expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '429']));
+      if (method === 'post') expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
+      if (op.security.length > 0) expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403']));
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        expect(response.content, `${method} ${path} ${status}`).toBeDefined();
+      }
+    }
+    expect(Object.keys(doc.paths['/auth/login'].post.responses)).toContain('401');
+    expect(Object.keys(doc.paths['/callbacks/svc'].post.responses)).toContain('401');
+    expect(doc.paths['/payments/{paymentId}'].get.responses['404'].content['application/problem+json'].schema).toEqual({
+      $ref: '#/components/schemas/Problem',
+    });
+  });
+
+  it('probes answer whatever X-API-Version says', async () => {
+    for (const probe of ['/healthz', '/readyz']) {
+      for (const version of ['garbage', '1.0', '9.9', '']) {
+        const res = await gw.call('GET', probe, { headers: { 'x-api-version': version } });
+        expect(res.status, `${probe} ${version}`).toBe(200);
+      }
+      expect(Object.keys(doc.paths[probe].get.responses).sort()).toEqual(['200', '500', '503']);
+    }
   });
 });

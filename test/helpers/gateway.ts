@@ -3,7 +3,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock, type Clock } from '../../src/lib/clock.js';
 import { rotateApiKey } from '../../src/modules/api-keys/rotate-key.js';
 import { createMerchant } from '../../src/modules/merchants/create-merchant.js';
-import { startGateway, type Gateway } from '../../src/server.js';
+import { DEFAULT_LOAD_LIMITS } from '../../src/http/load-shedding.js';
+import { startGateway, type Gateway, type StartOptions } from '../../src/server.js';
 import type { Db } from '../../src/storage/db.js';
 import type { KeyMode, MerchantStatus } from '../../src/storage/schema.js';
 import { freshDatabaseUrl } from './database.js';
@@ -54,7 +55,9 @@ export const PASSWORD = 'correct horse battery staple';
  * Starts the real gateway on a random loopback port, on PGlite or a fresh PostgreSQL database
  * (see database.ts), with a manual clock and captured logs. Tests talk to it over HTTP.
  */
-export async function startTestGateway(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: { env?: Record<string, string>; clock?: Clock; http?: StartOptions['http'] } = {},
+): Promise<TestGateway> {
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date('2026-03-01T12:00:00Z'));
   const databaseUrl = await freshDatabaseUrl();
   const config = loadConfig({
@@ -73,7 +76,16 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
       callback();
     },
   });
-  const gateway = await startGateway(config, { clock, logDestination, runJobs: false });
+  // Every answer of every test is checked against its route's declared statuses; a file that saw an
+  // undeclared one fails when it closes its gateway.
+  const undeclared: string[] = [];
+  const http = {
+    onUndeclaredStatus: (violation: string) => undeclared.push(violation),
+    // PGlite's start blocks this shared event loop for seconds; only the load-shedding test sheds on it.
+    loadLimits: { ...DEFAULT_LOAD_LIMITS, maxEventLoopDelayMs: 0 },
+    ...options.http,
+  };
+  const gateway = await startGateway(config, { clock, logDestination, runJobs: false, http });
   const db = gateway.db;
 
   const call = async <T = any>(method: string, path: string, opts: CallOptions = {}): Promise<CallResult<T>> => {
@@ -116,6 +128,9 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     runJobs: () => gateway.app.ctx.jobs.runDue(),
     call,
     merchant,
-    close: () => gateway.close(),
+    close: async () => {
+      await gateway.close();
+      if (undeclared.length > 0) throw new Error(`Answers the OpenAPI document does not declare:\n${[...new Set(undeclared)].join('\n')}`);
+    },
   };
 }

@@ -1,0 +1,58 @@
+import fastifyCompress from '@fastify/compress';
+import fastifyStatic from '@fastify/static';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { App } from '../app.js';
+
+/** Built asset names carry a content hash (`app.3f2a9c1b.js`): they never change, so they are cached for a year. */
+const HASHED_ASSET = /[.-][0-9a-zA-Z_-]{8,}\.(js|mjs|css|woff2?|svg|png|jpg|webp|avif|ico|map)$/;
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** HTML names the current hashes, so it is revalidated on every load. */
+const REVALIDATE = 'no-cache';
+
+export interface FrontEndOptions {
+  /** The build directory: `checkout/` and `panel/` inside it, each with its index.html. */
+  dir: string;
+  /** Path the checkout is served under: CHECKOUT_URL's path when it is on the gateway's own origin. */
+  checkoutPath?: string;
+  /**
+   * Who may frame the checkout page (CSP frame-ancestors). The merchant's checkoutOrigins will come
+   * with merchant settings; until then only the gateway's own origin (decisions.md, Hosted checkout).
+   */
+  checkoutFrameAncestors: (request: FastifyRequest) => string[];
+}
+
+/**
+ * Serves the built front ends (@fastify/static), compressed (@fastify/compress), with their own
+ * caching and, for the checkout page, its own CSP. A front end whose build is missing is not served.
+ */
+export async function frontEnds(app: App, options: FrontEndOptions): Promise<void> {
+  const { dir, checkoutPath } = options;
+  if (checkoutPath) await serve(app, join(dir, 'checkout'), checkoutPath, (request, reply) => checkoutPageHeaders(reply, options.checkoutFrameAncestors(request)));
+  await serve(app, join(dir, 'panel'), '/panel');
+}
+
+async function serve(app: App, root: string, path: string, pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void): Promise<void> {
+  if (!existsSync(join(root, 'index.html'))) return;
+  const prefix = `${path.replace(/\/+$/, '')}/`;
+  await app.register(async (scope) => {
+    await scope.register(fastifyCompress, { globalDecompression: false });
+    scope.addHook('onRequest', async (request, reply) => {
+      pageHeaders?.(request, reply);
+      reply.header('Cache-Control', HASHED_ASSET.test(request.url.split('?')[0]) ? IMMUTABLE : REVALIDATE);
+    });
+    await scope.register(fastifyStatic, { root, prefix, cacheControl: false, decorateReply: false, redirect: true });
+  });
+}
+
+/** The checkout page runs in merchants' pages: its own scripts only, framed only where allowed. */
+function checkoutPageHeaders(reply: FastifyReply, frameAncestors: string[]): void {
+  reply.header(
+    'Content-Security-Policy',
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+      `base-uri 'none'; form-action 'self'; object-src 'none'; frame-ancestors ${frameAncestors.join(' ') || "'none'"}`,
+  );
+  // X-Frame-Options cannot name origins; frame-ancestors supersedes it.
+  reply.raw.removeHeader('X-Frame-Options');
+}

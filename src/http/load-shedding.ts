@@ -1,0 +1,47 @@
+import underPressure from '@fastify/under-pressure';
+import type { App } from '../app.js';
+import { AppError } from '../errors.js';
+
+export interface LoadLimits {
+  /** Event-loop delay (ms) above which new requests are refused. */
+  maxEventLoopDelayMs: number;
+  /** Heap in use (bytes) above which new requests are refused. */
+  maxHeapUsedBytes: number;
+  /** How often the process is measured (ms). */
+  sampleIntervalMs: number;
+}
+
+/** Generous: a healthy gateway never meets them; a wedged or leaking one does, within a second. */
+export const DEFAULT_LOAD_LIMITS: LoadLimits = {
+  maxEventLoopDelayMs: 1000,
+  maxHeapUsedBytes: 1536 * 1024 * 1024,
+  sampleIntervalMs: 1000,
+};
+const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Load shedding (@fastify/under-pressure): when the event loop lags or the heap runs high, new
+ * requests answer 503 SERVICE_UNAVAILABLE with Retry-After at once, instead of every caller waiting
+ * into a time-out. Probes are refused the same way, so the load balancer sees the pressure too.
+ * Register first among the request hooks: a refused request must cost nothing.
+ */
+export async function loadShedding(app: App, limits: LoadLimits = DEFAULT_LOAD_LIMITS): Promise<void> {
+  // The start's own work (schemas, migrations) lags the loop before anyone can call; the samples
+  // that saw it are not load. Shedding starts two samples after the gateway listens.
+  let armed = false;
+  app.addHook('onListen', async () => {
+    setTimeout(() => (armed = true), 2 * limits.sampleIntervalMs).unref();
+  });
+  await app.register(underPressure, {
+    maxEventLoopDelay: limits.maxEventLoopDelayMs,
+    maxHeapUsedBytes: limits.maxHeapUsedBytes,
+    sampleInterval: limits.sampleIntervalMs,
+    pressureHandler: async (request, _reply, type, value) => {
+      if (!armed) return;
+      request.log.warn({ pressure: type, value }, 'load shedding: request refused');
+      throw new AppError('SERVICE_UNAVAILABLE', `The gateway is overloaded (${type}); retry after ${RETRY_AFTER_SECONDS} seconds`, {
+        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      });
+    },
+  });
+}
