@@ -49,17 +49,6 @@ stop_at_end_unless_running() {
   "$1" status || started+=("$1")
 }
 
-# A Node 24 binary from the npm registry, installed once under .tmp/ (prints its bin directory).
-node24_bin() {
-  local package="node-linux-$(node -p process.arch)"
-  local prefix=.tmp/node24
-  local bin="$prefix/node_modules/$package/bin"
-  if [ ! -x "$bin/node" ] || [[ "$("$bin/node" -v)" != v24.* ]]; then
-    npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$prefix" "$package@24" >&2
-  fi
-  echo "$PWD/$bin"
-}
-
 [ -d node_modules ] || npm ci
 
 echo "== type check"
@@ -92,6 +81,6 @@ both_passes() {
 both_passes
 if [[ "$(node -v)" != v24.* ]]; then
   echo "== Node 24"
-  PATH="$(node24_bin):$PATH"
+  PATH="$(scripts/node24.sh):$PATH"
   both_passes
 fi
