@@ -241,7 +241,7 @@ async function main(): Promise<void> {
   const started = new Date();
   // The machine may be shared: the load before the run says how much else was competing for it.
   const loadBefore = os.loadavg()[0]!.toFixed(1);
-  log(`bench: 1-minute load average before the run: ${loadBefore}`);
+  log(`bench: Node ${process.version}; 1-minute load average before the run: ${loadBefore}`);
   const stamp = started.toISOString().replace(/\D/g, '').slice(0, 14);
   const results: StoreResult[] = [];
   const profiles: string[] = [];
@@ -275,8 +275,9 @@ async function main(): Promise<void> {
   writeReport(
     path.join(ROOT, 'docs/performance.md'),
     {
-      command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
+      command: `npm run ${process.env.npm_lifecycle_event ?? 'bench'}${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
       date: started.toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      node: process.version,
       machine: `${cpus.length} cores (${cpus[0]?.model ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}; 1-minute load average before the run ${loadBefore}`,
       database: STORES.includes('postgres') ? await describePostgres() : `PGlite ${pgliteVersion()}`,
       connections: CONNECTIONS,

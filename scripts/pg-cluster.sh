@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts (or reuses) a throwaway PostgreSQL cluster for the test suite on 127.0.0.1:$PG_TEST_PORT.
 # Installs Debian's postgresql package when the machine lacks it. Prints the admin URL on stdout.
-#   scripts/pg-cluster.sh start | stop
+# `status` exits 0 when a server already answers on that port (scripts/test.sh then leaves it running).
+#   scripts/pg-cluster.sh start | stop | status
 set -euo pipefail
 PORT="${PG_TEST_PORT:-55432}"
 DIR="${PG_TEST_DIR:-/tmp/svc-gateway-pg-$PORT}"
@@ -12,6 +13,19 @@ bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
+
+case "$action" in
+  start | stop | status) ;;
+  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+esac
+
+if [ "$action" = status ]; then
+  BIN="$(bindir)"
+  [ -n "$BIN" ] || exit 1
+  # 0: accepting connections, 1: starting or shutting down; both mean a server holds the port.
+  rc=0; "$BIN/pg_isready" -q -h 127.0.0.1 -p "$PORT" -t 3 || rc=$?
+  [ "$rc" -le 1 ] && exit 0 || exit 1
+fi
 
 if [ "$action" = stop ]; then
   BIN="$(bindir)"

@@ -2,7 +2,8 @@
 # Starts (or reuses) a throwaway Redis server for the test suite on 127.0.0.1:$REDIS_TEST_PORT:
 # daemonized, its own directory under /tmp, no persistence (counters only live for a window).
 # Installs Debian's redis-server package when the machine lacks it. Prints the URL on stdout.
-#   scripts/redis-server.sh start | stop
+# `status` exits 0 when a server already answers on that port (scripts/test.sh then leaves it running).
+#   scripts/redis-server.sh start | stop | status
 set -euo pipefail
 PORT="${REDIS_TEST_PORT:-56379}"
 DIR="${REDIS_TEST_DIR:-/tmp/svc-gateway-redis-$PORT}"
@@ -11,9 +12,14 @@ action="${1:-start}"
 ping() { redis-cli -h 127.0.0.1 -p "$PORT" ping 2>/dev/null | grep -q PONG; }
 
 case "$action" in
-  start | stop) ;;
-  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+  start | stop | status) ;;
+  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
 esac
+
+if [ "$action" = status ]; then
+  command -v redis-cli >/dev/null && ping
+  exit
+fi
 
 if [ "$action" = stop ]; then
   if command -v redis-cli >/dev/null && ping; then

@@ -1,26 +1,86 @@
 #!/usr/bin/env bash
-# The whole test suite: type check, then every integration test on embedded PGlite and again on a
-# real PostgreSQL server (a throwaway cluster this script installs and starts when needed), both
-# with a throwaway Redis (scripts/redis-server.sh) for the tests of counters shared by instances.
+# The whole test suite: type check, lint and format check, then every integration test on embedded
+# PGlite and again on a real PostgreSQL server (a throwaway cluster this script installs and starts
+# when needed), both with a throwaway Redis (scripts/redis-server.sh) for the tests of counters
+# shared by instances. Both passes run on the machine's Node and again on Node 24 (the npm package
+# node-linux-<arch>@24, installed under .tmp/) unless the machine's Node already is 24.
+#
+# The throwaway servers this script starts are stopped when it ends, whether the tests passed,
+# failed or the run was interrupted; a server that was already running when it began is left alone.
+# PG_TEST_PORT and REDIS_TEST_PORT choose their ports (default 55432 and 56379).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+started=()  # the scripts whose server this run started: "scripts/pg-cluster.sh", …
+child=      # the test run in progress, so that a signal can end it before the servers stop
+
+cleanup() {
+  local script
+  for script in ${started[@]+"${started[@]}"}; do
+    "$script" stop || true
+  done
+}
+on_signal() {
+  trap - INT TERM
+  if [ -n "$child" ]; then
+    kill -TERM "$child" 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+  fi
+  exit "$1"
+}
+trap cleanup EXIT
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+
+# Runs a command in the background and waits for it: bash runs a trap only between commands, and
+# `wait` is the one command a signal interrupts, so an interrupt stops the tests and then the servers.
+run() {
+  local rc=0
+  "$@" &
+  child=$!
+  wait "$child" || rc=$?
+  child=
+  return "$rc"
+}
+
+# Called before a server script's `start`: that server is stopped at the end only if it was not
+# already answering.
+stop_at_end_unless_running() {
+  "$1" status || started+=("$1")
+}
 
 [ -d node_modules ] || npm ci
 
 echo "== type check"
-npx tsc --noEmit -p tsconfig.test.json
+run node_modules/.bin/tsc --noEmit -p tsconfig.test.json
+
+echo "== lint"
+run node_modules/.bin/eslint .
+
+echo "== format check"
+run node_modules/.bin/prettier --check --log-level warn .
 
 echo "== build"
-npm run --silent build
+run bash scripts/build-if-stale.sh
 
-echo "== Redis for the shared rate-limit counters (both passes)"
+echo "== throwaway Redis (shared rate-limit counters, both passes) and PostgreSQL"
+stop_at_end_unless_running scripts/redis-server.sh
 TEST_REDIS_URL="$(scripts/redis-server.sh start)"
 export TEST_REDIS_URL
+stop_at_end_unless_running scripts/pg-cluster.sh
+pg_url="$(scripts/pg-cluster.sh start)"
 
-echo "== integration tests on embedded PostgreSQL (PGlite)"
-npx vitest run
+# Both passes on the Node found first on PATH.
+both_passes() {
+  echo "== integration tests on embedded PostgreSQL (PGlite), Node $(node -v)"
+  run node_modules/.bin/vitest run
+  echo "== integration tests on a PostgreSQL server, Node $(node -v)"
+  run env TEST_DATABASE_URL="$pg_url" node_modules/.bin/vitest run
+}
 
-echo "== integration tests on a PostgreSQL server"
-TEST_DATABASE_URL="$(scripts/pg-cluster.sh start)"
-export TEST_DATABASE_URL
-npx vitest run
+both_passes
+if [[ "$(node -v)" != v24.* ]]; then
+  echo "== Node 24"
+  PATH="$(scripts/node24.sh):$PATH"
+  both_passes
+fi
