@@ -61,6 +61,8 @@ export interface AppContext {
   checkoutVerifier?: CheckoutTokenVerifier;
   /** Feature modules subscribe to verified provider callbacks here (modules/callbacks/dispatch.ts). */
   callbackHandlers: CallbackHandlers;
+  /** This process among the running gateway instances (modules/instances): holder of its idempotency claims. */
+  instanceId: string;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -73,6 +75,7 @@ export interface BuildAppOptions {
   logger: FastifyBaseLogger;
   /** Base URL of the processor network (the built-in sandbox unless SANDBOX_URL says otherwise). */
   sandboxUrl: string;
+  instanceId: string;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -109,6 +112,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     callbackHandlers: new CallbackHandlers(),
     vault: createVault(vaultKeys(secrets)),
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
+    instanceId: options.instanceId,
   };
   app.addHook('onClose', () => ctx.processors.close());
   app.decorate('ctx', ctx);

@@ -6,6 +6,7 @@ import * as m0004 from './0004_checkout_sessions.js';
 import * as m0005 from './0005_idempotency.js';
 import * as m0006 from './0006_callback_events.js';
 import * as m0007 from './0007_payments.js';
+import * as m0008 from './0008_idempotency_recovery.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005_idempotency': m0005,
   '0006_callback_events': m0006,
   '0007_payments': m0007,
+  '0008_idempotency_recovery': m0008,
 };
 
 export const migrationProvider: MigrationProvider = {
