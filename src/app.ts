@@ -64,6 +64,8 @@ export interface AppContext {
   checkoutVerifier?: CheckoutTokenVerifier;
   /** Feature modules subscribe to verified provider callbacks here (modules/callbacks/dispatch.ts). */
   callbackHandlers: CallbackHandlers;
+  /** This process among the running gateway instances (modules/instances): holder of its idempotency claims. */
+  instanceId: string;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -82,6 +84,7 @@ export interface BuildAppOptions {
   loadLimits?: LoadLimits;
   /** Tests: told of every answer whose status its route's schema does not declare. */
   onUndeclaredStatus?: (violation: string) => void;
+  instanceId: string;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -118,6 +121,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     callbackHandlers: new CallbackHandlers(),
     vault: createVault(vaultKeys(secrets)),
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
+    instanceId: options.instanceId,
   };
   app.addHook('onClose', () => ctx.processors.close());
   app.decorate('ctx', ctx);

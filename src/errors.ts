@@ -48,12 +48,18 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** Extension members of the problem record (paymentId of a decline). */
   extensions?: Record<string, unknown>;
+  /**
+   * An answer about a moment (a payment still processing), not about the request: a retry may well
+   * get another, so an idempotency key never keeps it.
+   */
+  transient?: boolean;
 }
 
 export class AppError extends Error {
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
   readonly extensions?: Record<string, unknown>;
+  readonly transient: boolean;
 
   constructor(
     readonly error: ErrorName,
@@ -65,6 +71,7 @@ export class AppError extends Error {
     this.details = options.details;
     this.headers = options.headers;
     this.extensions = options.extensions;
+    this.transient = options.transient ?? false;
   }
 
   get status(): number {
@@ -73,7 +80,7 @@ export class AppError extends Error {
 }
 
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
-export const conflict = (message: string, details?: Record<string, unknown>) =>
-  new AppError('CONFLICT', message, { details });
+export const conflict = (message: string, details?: Record<string, unknown>, options: { transient?: boolean } = {}) =>
+  new AppError('CONFLICT', message, { details, ...options });
 export const invalidFormat = (field: string, value: unknown, message: string) =>
   new AppError('INVALID_FORMAT', message, { details: { field, value } });

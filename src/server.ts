@@ -4,6 +4,7 @@ import { buildApp, type App, type BuildAppOptions } from './app.js';
 import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { startHeartbeat, type Heartbeat } from './modules/instances/index.js';
 import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/demo.js';
 import { openStorage, type Db } from './storage/db.js';
 import { loadSecrets } from './storage/secrets.js';
@@ -37,6 +38,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     throw new Error(`${config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR'}: the store could not be opened: ${error.message}`, { cause: error });
   });
   let sandbox: Sandbox | undefined;
+  let heartbeat: Heartbeat | undefined;
   try {
     const secrets = await loadSecrets(storage.db, config);
     const demo = config.seedDemo ? await seedDemoMerchant(storage.db, clock) : undefined;
@@ -49,7 +51,17 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         latencyMs: config.sandboxLatencyMs,
       });
     }
-    const app = await buildApp({ config, storage, clock, secrets, logger, sandboxUrl: config.sandboxUrl ?? sandbox!.url, ...options.http });
+    heartbeat = await startHeartbeat(storage.db, logger, { soleInstance: storage.kind === 'pglite' });
+    const app = await buildApp({
+      config,
+      storage,
+      clock,
+      secrets,
+      logger,
+      sandboxUrl: config.sandboxUrl ?? sandbox!.url,
+      instanceId: heartbeat.instanceId,
+      ...options.http,
+    });
     await app.listen({ port: config.port, host: config.host }).catch(async (error: Error) => {
       // A failed listen must not leave the rate limiter's Redis client reconnecting forever.
       await app.close();
@@ -72,11 +84,13 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         (closing ??= (async () => {
           await app.close(); // also closes the rate limiter's Redis client (an onClose hook)
           await app.ctx.jobs.stop();
+          await heartbeat!.stop();
           await sandbox?.close();
           await storage.close();
         })()),
     };
   } catch (error) {
+    await heartbeat?.stop();
     await sandbox?.close();
     await storage.close();
     throw error;

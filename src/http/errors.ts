@@ -57,8 +57,16 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
   return new AppError('INTERNAL_ERROR', 'Something went wrong on our side; it is safe to retry with the same idempotency key');
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The answer is about a moment (AppError.transient): an idempotency key must not keep it. */
+    transientAnswer?: boolean;
+  }
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   const spec = ERRORS[error.error];
+  if (error.transient) request.transientAnswer = true;
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
   const path = request.originalUrl.split('?')[0];
   reply.code(spec.status);

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import type { App, AppContext } from '../app.js';
 import { AppError } from '../errors.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
+import { isLive } from '../modules/instances/index.js';
 import type { Db } from '../storage/db.js';
 
 /**
@@ -11,25 +13,32 @@ import type { Db } from '../storage/db.js';
  * - preHandler claims (merchant, key) with one atomic insert … on conflict. Whoever inserts the
  *   row runs the request; everyone else reads the row once and gets the stored response
  *   (replayed byte for byte, `Idempotent-Replayed: true`), 422 for a different request, or 409
- *   while the first is still running.
- * - onSend stores the final response on the claim. 5xx responses are not stored: the claim is
- *   released so a retry with the same key runs again.
+ *   while the first is still running on a live instance.
+ * - onSend stores the response on the claim, but only a decided one: 5xx, transient answers
+ *   (AppError.transient: a payment still processing, a race to retry) and streams are not stored;
+ *   the claim is let go so a retry with the same key runs again.
+ * - A claim names the instance holding it (modules/instances): when that process dies, the claim is
+ *   taken over within seconds. A payment submission leaves a recovery point on its claim (the
+ *   payment it committed before calling the processor), so the retry resumes that payment and
+ *   answers with its outcome instead of starting another (payments/resume-card-payment.ts).
  * - Validation runs before preHandler, so rejected requests never claim a key.
  *
  * Requests without a key cost nothing; with a key, two small queries (claim + store, or
  * claim + read).
  */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
-/** An in-flight claim this old belongs to a crashed or stuck instance and may be taken over. */
+/** An in-flight claim this old is stuck even on a live instance, and may be taken over. */
 export const STALE_CLAIM_SECONDS = 60;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** Expired rows of the merchant deleted with each stored response, keeping the table at about a day of keys. */
 const SWEEP_BATCH = 20;
 
-interface Claim {
+export interface Claim {
   merchantId: number;
   key: string;
   token: string;
+  /** What an interrupted earlier run of this request committed, when this claim took it over. */
+  recovery?: { paymentId: number; cardToken: string | null };
 }
 
 declare module 'fastify' {
@@ -59,9 +68,16 @@ async function claimOrReplay(ctx: AppContext, request: FastifyRequest, reply: Fa
   const fingerprint = sha256Hex(`${request.method}\n${path}\n${actor.mode}\n${request.rawBody ?? ''}`);
   const now = ctx.clock.now();
   const token = randomBase62(24);
-  const claimed = await tryClaim(ctx.db, now, { merchantId: actor.merchantId, key, fingerprint, method: request.method, path, token });
+  const claimed = await tryClaim(ctx.db, now, { merchantId: actor.merchantId, key, fingerprint, method: request.method, path, token, holder: ctx.instanceId });
   if (claimed) {
-    request.idempotencyClaim = { merchantId: actor.merchantId, key, token };
+    request.idempotencyClaim = {
+      merchantId: actor.merchantId,
+      key,
+      token,
+      ...(claimed.recovery_payment_id !== null
+        ? { recovery: { paymentId: claimed.recovery_payment_id, cardToken: claimed.recovery_secret ? ctx.vault.unseal(claimed.recovery_secret) : null } }
+        : {}),
+    };
     return;
   }
 
@@ -87,21 +103,8 @@ async function claimOrReplay(ctx: AppContext, request: FastifyRequest, reply: Fa
   }
   reply.code(existing.response_status).header('Idempotent-Replayed', 'true');
   if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
-  return reply.send(existing.response_body ? unseal(ctx, existing.response_body) : '');
-}
-
-/**
- * Stored responses can hold secrets shown once (a cardToken, a checkout session token), so they are
- * kept only encrypted (AES-256-GCM with the vault's current key, "<keyId>.<ciphertext>").
- */
-function seal(ctx: AppContext, body: string): string {
-  const { ciphertext, keyId } = ctx.vault.encrypt(body);
-  return `${keyId}.${ciphertext}`;
-}
-
-function unseal(ctx: AppContext, sealed: string): string {
-  const dot = sealed.indexOf('.');
-  return ctx.vault.decrypt(sealed.slice(dot + 1), sealed.slice(0, dot));
+  // Stored responses can hold secrets shown once (a cardToken, a checkout session token): kept sealed.
+  return reply.send(existing.response_body ? ctx.vault.unseal(existing.response_body) : '');
 }
 
 /** X-Idempotency-Key, or the IETF draft's Idempotency-Key; both at once must agree. */
@@ -133,14 +136,16 @@ interface ClaimInput {
   method: string;
   path: string;
   token: string;
+  holder: string;
 }
 
 /**
- * One statement, atomic across instances: a new key is inserted; an expired row, or a stale
- * in-flight claim of the same request, is overwritten; any other existing row is left alone
- * and nothing comes back.
+ * One statement, atomic across instances: a new key is inserted; an expired row is overwritten; an
+ * unanswered claim of the same request is taken over when its holder let it go, died (no heartbeat
+ * within its lease), or has been stuck for STALE_CLAIM_SECONDS. A takeover keeps the recovery point.
+ * Any other existing row is left alone and nothing comes back.
  */
-async function tryClaim(db: Db, now: Date, input: ClaimInput): Promise<boolean> {
+async function tryClaim(db: Db, now: Date, input: ClaimInput) {
   const staleBefore = new Date(now.getTime() - STALE_CLAIM_SECONDS * 1000);
   const fresh = {
     fingerprint: input.fingerprint,
@@ -152,28 +157,37 @@ async function tryClaim(db: Db, now: Date, input: ClaimInput): Promise<boolean> 
     response_status: null,
     response_content_type: null,
     response_body: null,
+    holder: input.holder,
   };
-  const row = await db
+  const expired = sql<boolean>`idempotency_keys.expires_at <= ${now}`;
+  return db
     .insertInto('idempotency_keys')
     .values({ merchant_id: input.merchantId, key: input.key, ...fresh })
     .onConflict((oc) =>
       oc
         .columns(['merchant_id', 'key'])
-        .doUpdateSet(fresh)
+        .doUpdateSet({
+          ...fresh,
+          recovery_payment_id: sql`case when ${expired} then null else idempotency_keys.recovery_payment_id end`,
+          recovery_secret: sql`case when ${expired} then null else idempotency_keys.recovery_secret end`,
+        })
         .where((eb) =>
           eb.or([
-            eb('idempotency_keys.expires_at', '<=', now),
+            expired,
             eb.and([
               eb('idempotency_keys.response_status', 'is', null),
-              eb('idempotency_keys.claimed_at', '<=', staleBefore),
               eb('idempotency_keys.fingerprint', '=', input.fingerprint),
+              eb.or([
+                eb('idempotency_keys.holder', 'is', null),
+                eb('idempotency_keys.claimed_at', '<=', staleBefore),
+                eb.not(isLive(sql.ref('idempotency_keys.holder'))),
+              ]),
             ]),
           ]),
         ),
     )
-    .returning('claim_token')
+    .returning(['recovery_payment_id', 'recovery_secret'])
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
@@ -183,13 +197,24 @@ async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: Fast
   request.idempotencyClaim = undefined;
   const body = storableBody(payload);
   try {
-    if (reply.statusCode >= 500 || body === undefined) {
-      // Server failures are retryable: release the key so the retry runs again. (Streams cannot be replayed.)
+    if (reply.statusCode >= 500 || request.transientAnswer || body === undefined) {
+      // Not an answer to keep: let the key go so a retry runs again (streams cannot be replayed).
+      // A recovery point stays, so that retry resumes the payment this run committed.
       await ctx.db
+        .with('kept', (qb) =>
+          qb
+            .updateTable('idempotency_keys')
+            .set({ holder: null })
+            .where('merchant_id', '=', claim.merchantId)
+            .where('key', '=', claim.key)
+            .where('claim_token', '=', claim.token)
+            .where('recovery_payment_id', 'is not', null),
+        )
         .deleteFrom('idempotency_keys')
         .where('merchant_id', '=', claim.merchantId)
         .where('key', '=', claim.key)
         .where('claim_token', '=', claim.token)
+        .where('recovery_payment_id', 'is', null)
         .execute();
       return;
     }
@@ -216,7 +241,7 @@ async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: Fast
       .set({
         response_status: reply.statusCode,
         response_content_type: contentType === undefined ? null : String(contentType),
-        response_body: body === '' ? '' : seal(ctx, body),
+        response_body: body === '' ? '' : ctx.vault.seal(body),
       })
       .where('merchant_id', '=', claim.merchantId)
       .where('key', '=', claim.key)

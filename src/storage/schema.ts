@@ -158,6 +158,16 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_content_type: string | null;
   response_body: string | null;
+  /** The instance running the request (gateway_instances.id); null once released without an answer. */
+  holder: string | null;
+  recovery_payment_id: number | null;
+  recovery_secret: string | null;
+}
+
+export interface GatewayInstancesTable {
+  id: string;
+  started_at: Timestamp;
+  seen_at: Timestamp;
 }
 
 export type PaymentStatus = 'pending' | 'requires_action' | 'authorized' | 'succeeded' | 'failed' | 'canceled';
@@ -245,6 +255,7 @@ export interface Database {
   customers: CustomersTable;
   checkout_sessions: CheckoutSessionsTable;
   idempotency_keys: IdempotencyKeysTable;
+  gateway_instances: GatewayInstancesTable;
   jobs: JobsTable;
   merchants: MerchantsTable;
   users: UsersTable;

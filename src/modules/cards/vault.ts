@@ -33,6 +33,17 @@ export function createVault(keys: VaultKeys) {
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     },
 
+    /** One self-describing string, "<keyId>.<ciphertext>", for values kept encrypted in a text column. */
+    seal(plaintext: string): string {
+      const { ciphertext, keyId } = this.encrypt(plaintext);
+      return `${keyId}.${ciphertext}`;
+    },
+
+    unseal(sealed: string): string {
+      const dot = sealed.indexOf('.');
+      return this.decrypt(sealed.slice(dot + 1), sealed.slice(0, dot));
+    },
+
     /** Same card → same fingerprint for this deployment; useless to anyone without the secret. */
     fingerprint(pan: string): string {
       return createHmac('sha256', keys.fingerprintSecret).update(pan).digest('hex');

@@ -13,5 +13,5 @@ export async function cancelPaymentRequest(db: Db, clock: Clock, scope: Merchant
   if (!current) throw notFound(`payment request ${id}`);
   assertOpen(current, now, 'be canceled');
   // It was not open during the update but is open now (a failed payment attempt reopened it).
-  throw conflict(`Payment request ${id} changed while it was being canceled; retry`, { paymentRequestId: id });
+  throw conflict(`Payment request ${id} changed while it was being canceled; retry`, { paymentRequestId: id }, { transient: true });
 }

@@ -17,10 +17,12 @@ export function effectiveStatus(row: PaymentRequestRow, now: Date): PaymentReque
 export function assertOpen(row: PaymentRequestRow & { id: number }, now: Date, action: string): void {
   const status = effectiveStatus(row, now);
   if (status !== 'open') {
-    throw conflict(`Payment request ${row.id} is ${status}; only an open payment request can ${action}`, {
-      paymentRequestId: row.id,
-      status,
-    });
+    // processing and authorized are on their way to paid or back to open: a retry may find it otherwise.
+    throw conflict(
+      `Payment request ${row.id} is ${status}; only an open payment request can ${action}`,
+      { paymentRequestId: row.id, status },
+      { transient: status === 'processing' || status === 'authorized' },
+    );
   }
 }
 

@@ -56,8 +56,9 @@ function expectedMinor(expected: { amount: number; unit: string }): { minor: num
 
 /**
  * One statement, so one round trip and atomic: the request moves to processing (only if it is open
- * and unexpired), a new card is vaulted, and the pending payment is inserted (the reconciliation sweep
- * settles it if no answer comes, see jobs.ts). A request that is not open inserts nothing; a second
+ * and unexpired), a new card is vaulted, the pending payment is inserted (the reconciliation sweep
+ * settles it if no answer comes, see jobs.ts), and the submission's idempotency claim records it as
+ * its recovery point (with the new card token, sealed), so a retry after a crash resumes this payment. A request that is not open inserts nothing; a second
  * live attempt on the same request hits the one-active-payment index. Both answer 409.
  */
 export async function beginAttempt(
@@ -72,6 +73,7 @@ export async function beginAttempt(
   const v = vaulted ?? ({} as Partial<NonNullable<typeof vaulted>>);
   const legal = sql.join(requestSourcesFor('processing'));
   const expected = input.expected ? expectedMinor(input.expected) : undefined;
+  const point = input.recoveryPoint;
   let rows: PaymentRow[];
   try {
     ({ rows } = await sql<PaymentRow>`
@@ -102,6 +104,12 @@ export async function beginAttempt(
                ${JSON.stringify(input.payer)}::jsonb, ${JSON.stringify(input.options)}::jsonb, ${now}, ${now}
         from request
         returning *
+      ),
+      recovery as (
+        update idempotency_keys set recovery_payment_id = (select id from pay), recovery_secret = ${point && stored.token ? deps.vault.seal(stored.token) : null}
+        where ${point !== undefined} and exists (select 1 from pay)
+          and merchant_id = ${input.merchantId} and key = ${point?.key ?? null} and claim_token = ${point?.token ?? null}
+        returning 1
       )
       select * from pay`.execute(deps.db));
   } catch (error) {
@@ -122,4 +130,5 @@ export async function beginAttempt(
 }
 
 
-const alreadyInProgress = () => conflict('A payment for this payment request is already in progress or has succeeded');
+const alreadyInProgress = () =>
+  conflict('A payment for this payment request is already in progress or has succeeded', undefined, { transient: true });

@@ -65,7 +65,7 @@ async function claimStalePending(deps: PaymentDeps): Promise<PaymentRow[]> {
 }
 
 /** Asks the processor by our reference and settles the payment; leaves it pending while the processor does. */
-async function reconcile(deps: PaymentDeps, payment: PaymentRow): Promise<void> {
+export async function reconcile(deps: PaymentDeps, payment: PaymentRow): Promise<void> {
   const processor = deps.processors.get(payment.processor);
   if (!processor) return;
   const status = await processor.queryStatus(`pay_${payment.id}`);

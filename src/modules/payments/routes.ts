@@ -198,6 +198,9 @@ function submissionInput(request: FastifyRequest, body: PayerFields) {
       browserInfo: body.browserInfo ?? null,
     },
     testHeaders,
+    recoveryPoint: request.idempotencyClaim
+      ? { key: request.idempotencyClaim.key, token: request.idempotencyClaim.token, resume: request.idempotencyClaim.recovery }
+      : undefined,
   };
 }
 

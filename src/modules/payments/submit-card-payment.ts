@@ -9,6 +9,7 @@ import { isExpired } from '../cards/card-number.js';
 import { checkCard, type CheckedCard } from '../cards/checked-card.js';
 import type { Vault } from '../cards/vault.js';
 import { beginAttempt, type StoredCard } from './begin-attempt.js';
+import { resumeCardPayment } from './resume-card-payment.js';
 import { findPayment, type CardRow, type PaymentRow } from './repository.js';
 import { settlePayment, type Settlement } from './settle.js';
 
@@ -43,6 +44,14 @@ export interface CardPaymentInput {
   options: Record<string, unknown>;
   /** Sandbox test controls forwarded to the sandbox network (test mode only). */
   testHeaders?: Record<string, string>;
+  /** The idempotency claim this submission runs under, and what an interrupted earlier run of it committed. */
+  recoveryPoint?: RecoveryPoint;
+}
+
+export interface RecoveryPoint {
+  key: string;
+  token: string;
+  resume?: { paymentId: number; cardToken: string | null };
 }
 
 export interface CardPaymentResult {
@@ -67,6 +76,8 @@ export async function submitCardPayment(deps: PaymentDeps, input: CardPaymentInp
     if (input.isSandbox === true) throw invalidFormat('isSandbox', true, 'A live API key cannot make sandbox payments');
     throw new AppError('INSUFFICIENT_PERMISSIONS', 'No live card processor is configured for this account; use a test key with the sandbox processors');
   }
+  const resumed = input.recoveryPoint?.resume ? await resumeCardPayment(deps, input.merchantId, input.recoveryPoint.resume) : undefined;
+  if (resumed) return resumed;
   const card = input.source.kind === 'card' ? checkCard(input.source, now) : undefined;
   const stored: StoredCard = card
     ? { pan: card.number, cvv: card.cvv, token: `${CARD_TOKEN_PREFIX}${randomBase62(32)}` }
@@ -100,7 +111,7 @@ async function storedCard(deps: PaymentDeps, merchantId: number, token: string, 
   return { row, pan: deps.vault.decrypt(row.pan_ciphertext, row.key_id), token: null };
 }
 
-function result(payment: PaymentRow, card: CardRow, token: string | null): CardPaymentResult {
+export function result(payment: PaymentRow, card: CardRow, token: string | null): CardPaymentResult {
   const accepted = payment.status !== 'failed' && payment.status !== 'canceled';
   return { payment, card, cardToken: accepted ? token : null };
 }

@@ -1,0 +1,1 @@
+export { startHeartbeat, isLive, INSTANCE_LEASE_SECONDS, type Heartbeat } from './heartbeat.js';

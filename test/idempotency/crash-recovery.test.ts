@@ -1,0 +1,153 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../sandbox/server.js';
+import { freshDatabaseUrl } from '../helpers/database.js';
+import { card, CARDS } from '../payments/fixtures.js';
+import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
+
+// A gateway process killed with SIGKILL in the middle of a payment, restarted on the same store, and
+// a client retrying with the same idempotency key, as the issue "Prove it holds" reproduced it. The
+// sandbox network runs here, in the test process, so its ledger outlives the gateway.
+const SLOW = { timeout: 180_000 };
+const CALLBACK_SECRET = randomBytes(24).toString('hex');
+const BODY = card(CARDS.visa);
+
+let sandbox: Sandbox;
+let store: Record<string, string>;
+let scratch: string;
+const running: GatewayProcess[] = [];
+
+beforeAll(async () => {
+  buildOnce();
+  sandbox = await startSandbox({ gatewayUrl: 'http://127.0.0.1:9', callbackSecret: CALLBACK_SECRET });
+  scratch = mkdtempSync(path.join(tmpdir(), 'svc-gateway-crash-'));
+  const databaseUrl = await freshDatabaseUrl();
+  store = { DATA_DIR: scratch, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+}, 180_000);
+afterAll(async () => {
+  for (const gateway of running) if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
+  await sandbox?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function start(): Promise<GatewayProcess> {
+  const gateway = await startGatewayProcess({
+    NODE_ENV: 'development',
+    PORT: '0',
+    SEED_DEMO: 'true',
+    SANDBOX_URL: sandbox.url,
+    CALLBACK_SIGNING_SECRET: CALLBACK_SECRET,
+    ...store,
+  });
+  running.push(gateway);
+  sandbox.setGatewayUrl(gateway.banner.url);
+  return gateway;
+}
+
+async function kill(gateway: GatewayProcess): Promise<void> {
+  gateway.child.kill('SIGKILL');
+  await gateway.exited;
+}
+
+async function call(url: string, method: string, apiKey: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+}
+
+/**
+ * A client that retries with the same key until it has a decided answer, waiting as Retry-After says
+ * while the key is still held (a restarted PostgreSQL-backed instance cannot know at once that the
+ * holder died: it waits out the dead instance's lease).
+ */
+async function retryUntilDecided(url: string, apiKey: string, body: unknown, key: string) {
+  for (;;) {
+    const answer = await call(url, 'POST', apiKey, body, { 'x-idempotency-key': key });
+    if (answer.status !== 409 || answer.body.error !== 'IDEMPOTENCY_KEY_IN_USE') return answer;
+    await new Promise((resolve) => setTimeout(resolve, Number(answer.headers.get('retry-after')) * 1000));
+  }
+}
+
+/** How often the sandbox processor was asked to charge our reference: exactly what "charged once" means. */
+async function sandboxCharge(reference: string) {
+  const response = await fetch(`${sandbox.url}/acme/v1/payments?reference=${reference}`);
+  return response.status === 200 ? ((await response.json()) as { status: string }) : undefined;
+}
+
+describe('a payment interrupted by a crash, retried with the same idempotency key', () => {
+  let apiKey: string;
+  let gateway: GatewayProcess;
+
+  it('resumes the committed payment: the original 200 with the same paymentId and card token, within seconds', SLOW, async () => {
+    gateway = await start();
+    apiKey = gateway.banner.demo!.apiKey;
+    const request = await call(`${gateway.banner.url}/payment-requests`, 'POST', apiKey, { amount: 25, currency: 'EUR', reference: 'crash-1' });
+    expect(request.status, request.text).toBe(200);
+    const pay = `${gateway.banner.url}/payments/creditCard/acme/${request.body.paymentRequestId}`;
+    const key = randomUUID();
+    const body = BODY;
+
+    // The processor charges, then holds its answer back; the gateway dies while it waits.
+    const interrupted = call(pay, 'POST', apiKey, body, { 'x-idempotency-key': key, 'x-sandbox-hang-ms': '60000' }).catch((error: Error) => error);
+    let paymentId: number | undefined;
+    for (let tries = 0; paymentId === undefined && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const list = await call(`${gateway.banner.url}/payments?paymentRequestId=${request.body.paymentRequestId}`, 'GET', apiKey);
+      if (!list.body.data) throw new Error(list.text);
+      paymentId = list.body.data[0]?.paymentId;
+    }
+    for (let tries = 0; !(await sandboxCharge(`pay_${paymentId}`)) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await kill(gateway);
+    expect(await interrupted).toBeInstanceOf(Error);
+
+    gateway = await start();
+    const back = Date.now();
+    const retried = await retryUntilDecided(gateway.banner.url + new URL(pay).pathname, apiKey, body, key);
+    const secondsToAnswer = (Date.now() - back) / 1000;
+
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body).toMatchObject({ paymentId, status: 'succeeded', paymentRequestId: request.body.paymentRequestId });
+    expect(retried.body.cardToken).toMatch(/^ctok_/);
+    expect(secondsToAnswer).toBeLessThan(5);
+    // Charged once: one payment at the gateway, one charge at the processor.
+    const list = await call(`${gateway.banner.url}/payments?paymentRequestId=${request.body.paymentRequestId}`, 'GET', apiKey);
+    expect(list.body.data.map((p: { paymentId: number }) => p.paymentId)).toEqual([paymentId]);
+    expect((await sandboxCharge(`pay_${paymentId}`))!.status).toBe('captured');
+
+    // From now on the key answers with that decided answer, byte for byte.
+    const replay = await call(gateway.banner.url + new URL(pay).pathname, 'POST', apiKey, body, { 'x-idempotency-key': key });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(retried.text);
+  });
+
+  it('while its holder lives a key is busy (409, never stored); once the holder died the retry takes it over', SLOW, async () => {
+    const request = await call(`${gateway.banner.url}/payment-requests`, 'POST', apiKey, { amount: 10, currency: 'EUR', reference: 'crash-2' });
+    const pay = () => `${gateway.banner.url}/payments/creditCard/acme/${request.body.paymentRequestId}`;
+    const key = randomUUID();
+    const body = BODY;
+    const inFlight = call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key, 'x-sandbox-hang-ms': '60000' }).catch((error: Error) => error);
+    let busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
+    for (let tries = 0; busy.status !== 409 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
+    }
+    expect(busy.body.error, busy.text).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect(busy.headers.get('retry-after')).toBe('1');
+    await kill(gateway);
+    await inFlight;
+
+    gateway = await start();
+    const back = Date.now();
+    const retried = await retryUntilDecided(pay(), apiKey, body, key);
+    expect(retried.status).toBe(200);
+    expect(retried.body.status).toBe('succeeded');
+    expect((Date.now() - back) / 1000).toBeLessThan(5);
+  });
+});
