@@ -21,7 +21,7 @@ const post = (path: string, raw: string | Buffer, signature: string | string[]) 
   fetch(`${gw.url}${path}`, {
     method: 'POST',
     headers: [['content-type', 'application/json'], ...[signature].flat().map((s): [string, string] => ['x-webhook-signature', s])],
-    body: raw,
+    body: raw as BodyInit,
   }).then(async (res) => ({ status: res.status, body: await res.json().catch(() => undefined) }));
 const eventCount = async () => Number((await gw.db.selectFrom('callback_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
