@@ -1,3 +1,5 @@
+import { PAYER } from '../fuzz/world.js';
+
 /**
  * Merchant clients as a careful integration writes them: every POST carries an idempotency key
  * and is retried with the same key, body and path until it gets a definite answer.
@@ -7,7 +9,6 @@
 export const PAYING_CARD = '5555555555554444';
 export const DECLINED_CARD = '4000000000000002';
 export const CVV = '739';
-const PAYER = { name: 'Chaos Payer', email: 'chaos@example.com', phoneNumber: '4915112345678', address: '1 Main St', city: 'Berlin', state: 'BE', postalCode: '10115', country: 'DE' };
 
 export interface Answer {
   status: number;

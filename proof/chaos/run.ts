@@ -111,7 +111,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const chaos = (async () => {
       if (options.scenario === 'hang') return;
       for (let i = 0; i < options.faults && done < orders.length; i++) {
-        await sleep(1000 + random() * 3000); // the load gets going between faults
+        await sleep(200 + random() * 1300); // a random moment of the load, which runs on between faults
         if (done >= orders.length) break;
         if (options.scenario === 'kill') {
           const killedAt = Date.now();

@@ -19,7 +19,7 @@ const base = async (): Promise<Omit<ChaosOptions, 'scenario' | 'orders' | 'concu
 });
 
 it('gateway killed with kill -9 twice under load: every acknowledged answer holds, nothing is paid or charged twice', async () => {
-  const report = await runChaos({ ...(await base()), scenario: 'kill', orders: 20, concurrency: 6, faults: 2 });
+  const report = await runChaos({ ...(await base()), scenario: 'kill', orders: 40, concurrency: 6, faults: 2 });
   const text = formatReport(report);
   expect(report.faultsInjected, text).toBeGreaterThanOrEqual(1);
   expect(report.checked, text).toBeGreaterThan(100);

@@ -1,17 +1,9 @@
 import { operationsOf, type Operation } from '../../proof/fuzz/contract.js';
 import type { TestGateway } from '../helpers/gateway.js';
+import { card } from '../payments/fixtures.js';
 
-export const PAYER = {
-  name: 'Jane Doe',
-  email: 'jane@example.com',
-  phoneNumber: '4915112345678',
-  address: '1 Main Street',
-  city: 'Berlin',
-  state: 'BE',
-  postalCode: '10115',
-  country: 'DE',
-};
-export const CARD = { ...PAYER, number: '4242424242424242', expiration: '12/30', cvv: '123' };
+/** A card that pays in the sandbox. */
+export const CARD = card('4242424242424242');
 
 /** The operations the gateway publishes: the sweeps below cover every one, so a new route is covered (or fails) at once. */
 export async function publishedOperations(gw: TestGateway): Promise<Operation[]> {
