@@ -83,6 +83,13 @@ function hostileBodies(seed: number): HostileBody[] {
     { name: 'huge (2 MiB)', contentType: json, body: JSON.stringify({ reference: 'r'.repeat(2 * 1024 * 1024) }), refused: true },
     { name: `array nested ${deep} deep`, contentType: json, body: '['.repeat(deep) + ']'.repeat(deep), refused: true },
     { name: `object nested ${deep} deep`, contentType: json, body: '{"a":'.repeat(deep) + '1' + '}'.repeat(deep), refused: true },
+    {
+      // A well-formed callback but for its depth: it passes the signature and reaches the receiver's storage.
+      name: `callback with providerData nested ${deep} deep`,
+      contentType: json,
+      body: `{"eventId":"evt-deep-${seed}","transactionId":"t-${seed}","status":"success","amount":1,"currency":"EUR","timestamp":"2026-03-01T12:00:00.000Z","providerData":${'{"a":'.repeat(deep)}1${'}'.repeat(deep)}}`,
+      refused: true,
+    },
     { name: 'broken UTF-8', contentType: json, body: Buffer.concat([Buffer.from('{"reference":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')]) },
     { name: 'lone surrogate', contentType: json, body: '{"reference":"\\ud800","name":"\\udfff"}' },
     { name: 'json null', contentType: json, body: 'null' },
@@ -140,7 +147,13 @@ export async function runFuzz(target: FuzzTarget, options: { seed: number; count
     const hostileAllowed = op.method !== 'GET';
     const roll = random();
     const kind: ProbeKind = sweep ? 'hostile' : roll < 0.4 ? 'valid' : roll < 0.75 || !hostileAllowed ? 'violation' : 'hostile';
-    const fixture = await world.fixture(op, seed);
+    let fixture;
+    try {
+      fixture = await world.fixture(op, seed);
+    } catch (error) {
+      // The world could not be built: the gateway refused a plain valid request of the fixtures.
+      return fail({ operation: op.id, kind, probe: 'fixture', status: 0, problem: `preparing the probe failed: ${(error as Error).message.slice(0, 200)}` });
+    }
 
     const values: Record<string, unknown> = {};
     for (const p of op.parameters) {
