@@ -51,6 +51,8 @@ export class GatewayLives {
   lives = 0;
   /** When each life was ready to answer (ms since epoch). */
   readonly readyAt: number[] = [];
+  /** Lives that ended without being killed or stopped: exit code and the end of their output. */
+  readonly crashes: string[] = [];
 
   constructor(private readonly env: Record<string, string>) {}
 
@@ -66,8 +68,29 @@ export class GatewayLives {
     const life = await startGatewayProcess(this.env);
     this.current = life;
     this.lives++;
+    // A death nobody asked for is a finding; the gateway is started again so the load can go on.
+    void life.exited.then(async (code) => {
+      if (this.current !== life) return;
+      this.current = undefined;
+      this.logs += life.stdout() + life.stderr();
+      const errors = life.stdout().split('\n').filter((line) => /"level":(50|60)/.test(line));
+      const stderr = life.stderr().split(/\n\s*Try: .*\n|API reference: .*\n/).pop()!.trim();
+      this.crashes.push(`exit ${code}; stderr: ${stderr.replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 500) || '(nothing)'}; last error logged: ${(errors.pop() ?? '(none)').slice(0, 300)}`);
+      await this.restartLikeASupervisor();
+    });
     this.readyAt.push(Date.now());
     if (life.banner.demo) this.apiKey = life.banner.demo.apiKey;
+  }
+
+  /** Starts it again every half second until it comes up (as systemd's Restart=always would), for a minute at most. */
+  private async restartLikeASupervisor(): Promise<void> {
+    for (let tries = 0; tries < 120; tries++) {
+      try {
+        return await this.start();
+      } catch {
+        await new Promise((wake) => setTimeout(wake, 500));
+      }
+    }
   }
 
   /** SIGKILL: no shutdown hook runs, in-flight requests and transactions die with the process. */

@@ -131,7 +131,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (options.scenario === 'hang') faults = orders.length;
 
     const get = async (p: string) => {
-      const res = await fetch(`${gateway.url}${p}`, { headers: { 'x-api-key': gateway.apiKey } });
+      const res = await fetch(`${gateway.url}${p}`, { headers: { 'x-api-key': gateway.apiKey }, signal: AbortSignal.timeout(30_000) });
       return { status: res.status, body: await res.json().catch(() => undefined) };
     };
     if (options.settle) {
@@ -150,6 +150,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
     }
 
+    verdict.checked++;
+    for (const crash of gateway.crashes) verdict.violations.push(`the gateway process died on its own (${crash})`);
     checkAnswers(orders, gateway.readyAt.slice(1), verdict);
     const sandboxView = {
       byReference: async (reference: string) => {
