@@ -190,8 +190,8 @@ export async function runFuzz(target: FuzzTarget, options: { seed: number; count
         body = applyViolation(body, chosen);
       }
     } else if (kind === 'hostile') {
-      const options = hostileBodies(seed);
-      const chosen = options[sweep?.body ?? Math.floor(random() * options.length)];
+      const bodies = hostileBodies(seed);
+      const chosen = bodies[sweep?.body ?? Math.floor(random() * bodies.length)];
       description = chosen.name;
       raw = chosen.body;
       contentType = chosen.contentType;
