@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openStorage } from '../../src/storage/db.js';
+import { checkAnswers, checkCardData, checkOutcomes, checkStore, type Verdict } from './checks.js';
+import { runOrder, type ClientOptions, type Order } from './clients.js';
+import { freePort, GatewayLives, startSandboxProcess } from './processes.js';
+
+export type Scenario = 'kill' | 'postgres' | 'hang';
+
+export interface ChaosOptions {
+  scenario: Scenario;
+  seed: number;
+  orders: number;
+  concurrency: number;
+  /** Faults to inject (gateway kills, or PostgreSQL immediate stops). */
+  faults: number;
+  /** A PostgreSQL database for the gateway; without it, embedded PGlite in a fresh directory. */
+  databaseUrl?: string;
+  /** Stops PostgreSQL immediately and starts it again (scenario "postgres"). */
+  restartPostgres?: () => Promise<void>;
+  /** A call without a definite answer this long after it started is a violation. */
+  deadlineMs: number;
+  /** The longest acceptable time from the gateway being back to an interrupted call's definite answer. */
+  answerWithinMs: number;
+  /** Wait for pending payments to be reconciled before checking (the sweep runs 60 s after the last change). */
+  settle: boolean;
+  log?: (line: string) => void;
+}
+
+export interface ChaosReport extends Verdict {
+  scenario: Scenario;
+  storage: string;
+  orders: number;
+  requestsSent: number;
+  faultsInjected: number;
+  elapsedMs: number;
+}
+
+const PROCESSOR_TIMEOUT_MS = 1000;
+
+function prng(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 4294967296;
+  };
+}
+const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
+
+/**
+ * One chaos scenario against real processes: the sandbox network, the gateway (restarted on the same
+ * port and store after every kill), and merchant clients retrying with their idempotency keys.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const started = Date.now();
+  const log = options.log ?? (() => {});
+  const random = prng(options.seed);
+  const secret = randomBytes(24).toString('hex');
+  const [gatewayPort, sandboxPort] = [await freePort(), await freePort()];
+  const sandbox = await startSandboxProcess({ port: sandboxPort, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, secret });
+  const dataDir = options.databaseUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'svc-chaos-'));
+  const store: Record<string, string> = options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : { DATA_DIR: dataDir! };
+  const gateway = new GatewayLives({
+    NODE_ENV: 'development',
+    HOST: '127.0.0.1',
+    PORT: String(gatewayPort),
+    SANDBOX_URL: sandbox.url,
+    CALLBACK_SIGNING_SECRET: secret,
+    PROCESSOR_TIMEOUT_MS: String(PROCESSOR_TIMEOUT_MS),
+    RATE_LIMIT_MAX: '10000000',
+    LOG_LEVEL: 'info',
+    SEED_DEMO: 'true',
+    ...store,
+  });
+  const verdict: Verdict = { checked: 0, violations: [], answerAfterRestartMs: [] };
+  const counters = { sent: 0 };
+  let faults = 0;
+  try {
+    await gateway.start();
+    const runId = `${options.seed}-${randomBytes(3).toString('hex')}`;
+    const client: ClientOptions = {
+      url: () => gateway.url,
+      apiKey: () => gateway.apiKey,
+      runId,
+      deadlineMs: options.deadlineMs,
+      lastReadyAt: () => gateway.readyAt[gateway.readyAt.length - 1],
+      down: () => gateway.down,
+      counters,
+      payHeaders: options.scenario === 'hang' ? { 'x-sandbox-hang-ms': String(PROCESSOR_TIMEOUT_MS + 1500) } : undefined,
+    };
+    const orders: Order[] = Array.from({ length: options.orders }, (_, index) => ({
+      index,
+      amount: Math.round(500 + random() * 5000) / 100,
+      declined: random() < 0.1,
+      refund: random() < 0.3,
+    }));
+
+    let next = 0;
+    let done = 0;
+    const worker = async () => {
+      while (next < orders.length) {
+        await runOrder(client, orders[next++]);
+        done++;
+      }
+    };
+    const load = Promise.all(Array.from({ length: options.concurrency }, worker));
+
+    // Faults at random moments while the load runs.
+    const chaos = (async () => {
+      if (options.scenario === 'hang') return;
+      for (let i = 0; i < options.faults && done < orders.length; i++) {
+        await sleep(200 + random() * 1300); // a random moment of the load, which runs on between faults
+        if (done >= orders.length) break;
+        if (options.scenario === 'kill') {
+          const killedAt = Date.now();
+          await gateway.kill9();
+          await sleep(random() * 500);
+          await gateway.start();
+          log(`  kill -9 #${i + 1}: life ${gateway.lives} ready after ${Date.now() - killedAt} ms (${done}/${orders.length} orders done)`);
+        } else {
+          await options.restartPostgres!();
+          gateway.readyAt.push(Date.now());
+          log(`  PostgreSQL stopped immediately and restarted #${i + 1} (${done}/${orders.length} orders done)`);
+        }
+        faults++;
+      }
+    })();
+    await Promise.all([load, chaos]);
+    if (options.scenario === 'hang') faults = orders.length;
+
+    const get = async (p: string) => {
+      const res = await fetch(`${gateway.url}${p}`, { headers: { 'x-api-key': gateway.apiKey }, signal: AbortSignal.timeout(30_000) });
+      return { status: res.status, body: await res.json().catch(() => undefined) };
+    };
+    if (options.settle) {
+      log('  waiting for pending payments to be reconciled');
+      const deadline = Date.now() + 150_000;
+      for (;;) {
+        const pending = [];
+        for (const order of orders) {
+          const id = order.request?.decided?.body?.paymentRequestId;
+          if (!id) continue;
+          const list = await get(`/payments?paymentRequestId=${id}`);
+          if ((list.body?.data ?? []).some((p: any) => p.status === 'pending')) pending.push(id);
+        }
+        if (pending.length === 0 || Date.now() > deadline) break;
+        await sleep(2000);
+      }
+    }
+
+    verdict.checked++;
+    for (const crash of gateway.crashes) verdict.violations.push(`the gateway process died on its own (${crash})`);
+    checkAnswers(orders, gateway.readyAt.slice(1), verdict);
+    const sandboxView = {
+      byReference: async (reference: string) => {
+        const res = await fetch(`${sandbox.url}/acme/v1/payments?reference=${encodeURIComponent(reference)}`);
+        return res.status === 200 ? ((await res.json()) as any) : undefined;
+      },
+    };
+    await checkOutcomes(orders, { get }, sandboxView, verdict, { settled: options.settle });
+    const slow = verdict.answerAfterRestartMs.filter((ms) => ms > options.answerWithinMs);
+    verdict.checked += verdict.answerAfterRestartMs.length;
+    if (slow.length > 0) verdict.violations.push(`${slow.length} interrupted calls took longer than ${options.answerWithinMs} ms after the restart to get a definite answer (longest ${Math.max(...slow)} ms)`);
+
+    await gateway.stop();
+    const storage = await openStorage({ databaseUrl: options.databaseUrl, dataDir: dataDir ?? 'memory://' });
+    try {
+      await checkStore(storage.db, verdict);
+      await checkCardData(storage.db, gateway.allLogs(), verdict);
+    } finally {
+      await storage.close();
+    }
+  } finally {
+    await gateway.stop();
+    await sandbox.stop();
+  }
+  return {
+    ...verdict,
+    scenario: options.scenario,
+    storage: options.databaseUrl ? 'PostgreSQL' : 'PGlite',
+    orders: options.orders,
+    requestsSent: counters.sent,
+    faultsInjected: faults,
+    elapsedMs: Date.now() - started,
+  };
+}
+
+const percentile = (values: number[], p: number) => {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+export function formatReport(report: ChaosReport): string {
+  const faultName = { kill: 'gateway kill -9', postgres: 'PostgreSQL immediate stops', hang: 'processor hangs past the time-out' }[report.scenario];
+  const times = report.answerAfterRestartMs;
+  const unique = [...new Set(report.violations.map((v) => v.replace(/chaos-[\w-]+?-(\d+)-/, 'chaos-…-')))];
+  return [
+    `chaos ${report.scenario} on ${report.storage}: ${report.orders} orders, ${report.requestsSent} requests sent, ${report.faultsInjected} ${faultName}, ${(report.elapsedMs / 1000).toFixed(1)} s`,
+    `  invariants checked: ${report.checked}; violations: ${report.violations.length}`,
+    `  definite answer after the gateway was back: ${times.length} interrupted calls, median ${percentile(times, 50)} ms, p95 ${percentile(times, 95)} ms, max ${times.length ? Math.max(...times) : 0} ms`,
+    ...report.violations.slice(0, 40).map((v) => `    ✗ ${v}`),
+    ...(report.violations.length > 40 ? [`    … and ${report.violations.length - 40} more (${unique.length} distinct shapes)`] : []),
+  ].join('\n');
+}

@@ -1,0 +1,155 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Operation } from './contract.js';
+import { expectOk, json } from './http.js';
+
+/** What the fuzzer needs of a running gateway: where it is, two fresh accounts, the callback secret. */
+export interface FuzzTarget {
+  url: string;
+  callbackSecret: string;
+  /** A new merchant with a test API key (and its owner's credentials). */
+  merchant(): Promise<{ apiKey: string; email: string; password: string; userId: number }>;
+}
+
+/**
+ * A valid request of one operation, before the fuzzer's own changes: the path values, the query,
+ * and the members of the body whose validity depends on data (ids, amounts, card numbers) rather
+ * than on the schema. `credentials` are the headers that authenticate it.
+ */
+export interface Fixture {
+  path: Record<string, string | number>;
+  query?: Record<string, unknown>;
+  /** Applied to the schema-generated body: returns the body to send. */
+  body?: (generated: any) => unknown;
+  credentials: Record<string, string>;
+}
+
+/** Sandbox cards that pay (decisions.md "Sandbox behaviour"), and ones that are declined (402). */
+const PAYING_CARDS = ['4242424242424242', '5555555555554444', '4111111111111111'];
+const DECLINED_CARDS = ['4000000000000002', '4000000000009995'];
+const AMOUNT = 10.5;
+
+/** The accounts and objects the fuzzer's valid requests refer to; fresh objects are made on demand. */
+export class World {
+  private apiKey = '';
+  private jwt = '';
+  private user = { userId: 0, email: '', password: '' };
+  private customerIds: number[] = [];
+  private requestIds: number[] = [];
+  private paymentIds: number[] = [];
+  private n = 0;
+  /** Requests sent to build the world (not counted as probes). */
+  setupRequests = 0;
+
+  constructor(private readonly target: FuzzTarget) {}
+
+  async init(): Promise<void> {
+    this.apiKey = (await this.target.merchant()).apiKey;
+    // A second account owns the JWT: rotating its keys must not disturb the one the probes use.
+    const owner = await this.target.merchant();
+    this.user = owner;
+    const login = await expectOk(json(this.target.url, 'POST', '/auth/login', undefined, { email: owner.email, password: owner.password }), 'login');
+    this.jwt = login.accessToken;
+    for (let i = 0; i < 3; i++) this.customerIds.push(await this.customer());
+    for (let i = 0; i < 3; i++) this.requestIds.push(await this.openRequest());
+    this.paymentIds.push(await this.payment(0));
+  }
+
+  private call(method: string, path: string, body?: unknown) {
+    this.setupRequests++;
+    return expectOk(json(this.target.url, method, path, this.apiKey, body), `${method} ${path}`);
+  }
+
+  private unique = () => `${Date.now().toString(36)}-${++this.n}-${randomUUID().slice(0, 8)}`;
+  private pick = <T>(list: T[], seed: number) => list[Math.abs(seed) % list.length];
+
+  private async customer(): Promise<number> {
+    return (await this.call('POST', '/customers', { name: 'Fuzz Customer', email: `c${this.unique()}@example.com` })).id;
+  }
+
+  private async openRequest(): Promise<number> {
+    return (await this.call('POST', '/payment-requests', { amount: AMOUNT, currency: 'EUR', reference: `fuzz-${this.unique()}` })).paymentRequestId;
+  }
+
+  private async payment(captureDelayHours: number): Promise<number> {
+    const id = await this.openRequest();
+    const paid = await this.call('POST', `/payments/creditCard/acme/${id}`, { ...PAYER, number: PAYING_CARDS[0], expiration: '12/30', cvv: '123', captureDelayHours });
+    return paid.paymentId;
+  }
+
+  /** Signs a raw callback body as the processors do. */
+  sign(raw: string | Uint8Array): string {
+    return createHmac('sha512', this.target.callbackSecret).update(raw).digest('hex');
+  }
+
+  /** The valid request of `op` (fresh objects where the operation consumes one). */
+  async fixture(op: Operation, seed: number): Promise<Fixture> {
+    const apiKey = { 'x-api-key': this.apiKey };
+    const card = (generated: any) => ({
+      ...generated,
+      ...PAYER_FIXED,
+      number: this.pick(seed % 5 === 0 ? DECLINED_CARDS : PAYING_CARDS, seed),
+      expiration: '12/30',
+      cvv: '123',
+      is3ds: false,
+      wallet: undefined,
+      token: undefined,
+      upiId: undefined,
+      ...URLS,
+    });
+    switch (op.id) {
+      case 'POST /auth/login':
+        return { path: {}, credentials: {}, body: () => ({ email: this.user.email, password: this.user.password }) };
+      case 'PUT /users/{userId}/apikey':
+        return { path: { userId: this.user.userId }, credentials: { authorization: `Bearer ${this.jwt}` } };
+      case 'POST /payment-requests':
+        return {
+          path: {},
+          credentials: apiKey,
+          body: (g) => ({ ...g, currency: 'EUR', customerId: seed % 2 ? this.pick(this.customerIds, seed) : null, expiresAt: null }),
+        };
+      case 'GET /payment-requests':
+      case 'GET /customers':
+        return { path: {}, credentials: apiKey, query: { cursor: undefined } };
+      case 'GET /payment-requests/{id}':
+      case 'GET /payment-requests/status/{id}':
+        return { path: { id: this.pick(this.requestIds, seed) }, credentials: apiKey };
+      case 'POST /payment-requests/{id}/cancel':
+        return { path: { id: await this.openRequest() }, credentials: apiKey };
+      case 'POST /payment-requests/{paymentRequestId}/checkout-session':
+        return { path: { paymentRequestId: await this.openRequest() }, credentials: apiKey };
+      case 'POST /customers':
+        return { path: {}, credentials: apiKey, body: (g) => ({ ...g, memberId: `m-${this.unique()}` }) };
+      case 'GET /customers/{id}':
+        return { path: { id: this.pick(this.customerIds, seed) }, credentials: apiKey };
+      case 'PATCH /customers/{id}':
+        return { path: { id: this.pick(this.customerIds, seed) }, credentials: apiKey, body: (g) => ({ ...g, name: g.name ?? 'Renamed', memberId: `m-${this.unique()}` }) };
+      case 'POST /payments/h2h/{id}':
+        return { path: { id: await this.openRequest() }, credentials: apiKey, body: (g) => ({ ...card(g), amount: AMOUNT, unit: 'EUR' }) };
+      case 'POST /payments/creditCard/acme/{id}':
+      case 'POST /payments/creditCard/globex/{id}':
+        return { path: { id: await this.openRequest() }, credentials: apiKey, body: card };
+      case 'GET /payments/{paymentId}':
+        return { path: { paymentId: this.pick(this.paymentIds, seed) }, credentials: apiKey };
+      case 'GET /payments':
+        return { path: {}, credentials: apiKey, query: { paymentRequestId: this.pick(this.requestIds, seed) } };
+      case 'POST /payments/{paymentId}/capture':
+      case 'POST /payments/{paymentId}/cancel':
+        return { path: { paymentId: await this.payment(1) }, credentials: apiKey };
+      case 'POST /payments/{paymentId}/refunds':
+        return {
+          path: { paymentId: await this.payment(0) },
+          credentials: apiKey,
+          body: (g) => ({ ...g, amount: g.amount === undefined ? undefined : Math.min(g.amount, AMOUNT) }),
+        };
+      default:
+        return { path: {}, credentials: op.security.includes('ApiKey') ? apiKey : {} };
+    }
+  }
+}
+
+/** A payer that passes every check (the fixtures' own payments). */
+export const PAYER = { name: 'Fuzz Payer', email: 'payer@example.com', phoneNumber: '4915112345678', address: '1 Main St', city: 'Berlin', state: 'BE', postalCode: '10115', country: 'DE' };
+/** Only the members whose validity the schema cannot express (a real country); the rest stays generated. */
+const PAYER_FIXED = { country: 'DE' };
+/** URL members are validated as URLs beyond their schema (a length): generated text is not a URL. */
+const URLS = { notifyUrl: null, successUrl: null, failureUrl: null, originDomain: null };

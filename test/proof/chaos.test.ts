@@ -1,0 +1,34 @@
+import { beforeAll, expect, it } from 'vitest';
+import { formatReport, runChaos, type ChaosOptions } from '../../proof/chaos/run.js';
+import { freshDatabaseUrl } from '../helpers/database.js';
+import { buildOnce } from '../helpers/processes.js';
+
+/**
+ * The short run of `npm run chaos` (docs/reliability.md): real processes (the sandbox network on its
+ * own, the built gateway on PGlite in a directory or on a fresh PostgreSQL database), clients retrying
+ * with their idempotency keys. Any broken invariant fails the test with the run's report.
+ */
+beforeAll(() => buildOnce(), 120_000);
+
+const base = async (): Promise<Omit<ChaosOptions, 'scenario' | 'orders' | 'concurrency' | 'faults'>> => ({
+  seed: 20260301,
+  databaseUrl: await freshDatabaseUrl(),
+  deadlineMs: 15_000,
+  answerWithinMs: 5_000,
+  settle: false,
+});
+
+it('gateway killed with kill -9 twice under load: every acknowledged answer holds, nothing is paid or charged twice', async () => {
+  const report = await runChaos({ ...(await base()), scenario: 'kill', orders: 40, concurrency: 6, faults: 2 });
+  const text = formatReport(report);
+  expect(report.faultsInjected, text).toBeGreaterThanOrEqual(1);
+  expect(report.checked, text).toBeGreaterThan(100);
+  expect(report.violations, text).toEqual([]);
+}, 90_000);
+
+it('processor holding its answer past the time-out after charging: one charge, one payment, answers kept', async () => {
+  const report = await runChaos({ ...(await base()), scenario: 'hang', orders: 6, concurrency: 6, faults: 0 });
+  const text = formatReport(report);
+  expect(report.checked, text).toBeGreaterThan(20);
+  expect(report.violations, text).toEqual([]);
+}, 60_000);
