@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 
 echo "== type check"
 npx tsc --noEmit -p tsconfig.test.json
+npm run --silent arch
 
 echo "== build"
 npm run --silent build

@@ -1,10 +1,11 @@
 import type { DestinationStream } from 'pino';
 import { startSandbox, type Sandbox } from '../sandbox/server.js';
-import { buildApp, type App } from './app.js';
+import { buildApp } from './app.js';
+import type { App } from './context.js';
 import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/demo.js';
+import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/index.js';
 import { openStorage, type Db } from './storage/db.js';
 import { loadSecrets } from './storage/secrets.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../context.js';
 
 /** What the checkout front end may send cross-origin. */
 export const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';

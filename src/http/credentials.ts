@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { API_KEY_PATTERN, hashApiKey } from '../modules/api-keys/keys.js';
-import { findActiveKey } from '../modules/api-keys/repository.js';
+import { verifyApiKey } from '../modules/api-keys/index.js';
 import type { AccessTokens } from '../modules/auth/jwt.js';
 import type { Db } from '../storage/db.js';
+import type { MerchantScope } from '../lib/scope.js';
 import type { KeyMode, MerchantStatus } from '../storage/schema.js';
 
 /** Who is calling. Every authenticated request carries exactly one. */
@@ -34,7 +34,7 @@ export interface UserActor {
   userId: number;
 }
 
-/** Plugged in by the checkout-session module; without one every checkout token is rejected. */
+/** Supplied by the checkout-sessions module (composed in app.ts). */
 export interface CheckoutTokenVerifier {
   verify(token: string): Promise<CheckoutActor | null>;
 }
@@ -62,7 +62,7 @@ declare module 'fastify' {
 export interface CredentialDeps {
   db: Db;
   tokens: AccessTokens;
-  checkoutVerifier?: CheckoutTokenVerifier;
+  checkoutVerifier: CheckoutTokenVerifier;
 }
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
@@ -106,7 +106,7 @@ async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, con
     }
     throw new AppError('INVALID_API_KEY', 'The X-API-Key header is missing');
   }
-  const found = API_KEY_PATTERN.test(key) ? await findActiveKey(deps.db, hashApiKey(key)) : undefined;
+  const found = await verifyApiKey(deps, { key });
   if (!found) throw new AppError('INVALID_API_KEY', 'The API key is invalid, revoked or was replaced');
   assertMerchantMayCall(found.merchantStatus, config);
   return { kind: 'api_key', ...found };
@@ -118,7 +118,7 @@ async function checkoutCaller(
   config: RouteAuthConfig,
   token: string,
 ): Promise<CheckoutActor> {
-  const actor = token.length <= 256 && deps.checkoutVerifier ? await deps.checkoutVerifier.verify(token) : null;
+  const actor = token.length <= 256 ? await deps.checkoutVerifier.verify(token) : null;
   if (!actor) throw new AppError('UNAUTHORIZED', 'The checkout session token is invalid or has expired');
   const bound = config.checkout && (request.params as Record<string, string>)[config.checkout.param];
   if (bound === undefined || String(bound) !== String(actor.paymentRequestId)) {
@@ -142,4 +142,10 @@ export function requireMerchant(request: FastifyRequest): ApiKeyActor | Checkout
   const actor = request.actor;
   if (!actor || actor.kind === 'user') throw new AppError('INVALID_API_KEY', 'An API key is required');
   return actor;
+}
+
+/** The merchant and mode the calling key or token acts for. */
+export function merchantScopeOf(request: FastifyRequest): MerchantScope {
+  const actor = requireMerchant(request);
+  return { merchantId: actor.merchantId, livemode: actor.mode === 'live' };
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import type { Db } from '../storage/db.js';

@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../context.js';
 import type { Config } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { CURRENT_API_VERSION } from './versioning.js';

@@ -2,10 +2,8 @@ import { sql } from 'kysely';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Db } from '../../storage/db.js';
-import { normalizeEmail } from '../merchants/create-merchant.js';
-import { findUserByEmail } from '../merchants/repository.js';
+import { findUserByEmail, normalizeEmail, verifyPassword } from '../merchants/index.js';
 import type { AccessTokens } from './jwt.js';
-import { verifyPassword } from './passwords.js';
 
 export const MAX_FAILED_LOGINS = 10;
 export const LOCKOUT_SECONDS = 30 * 60;

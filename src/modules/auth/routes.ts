@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.js';
-import type { App, AppContext } from '../../app.js';
-import { rotateApiKey } from '../api-keys/rotate-key.js';
+import type { App, AppContext } from '../../context.js';
+import { rotateApiKey } from '../api-keys/index.js';
 import { login } from './login.js';
 
 const LoginBody = Type.Object(

@@ -1,8 +1,8 @@
+import { dedupeKey } from '../../jobs/catalog.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEventSource } from '../../storage/schema.js';
-import { CALLBACK_PROCESS_JOB } from './process-callback-event.js';
 import { insertCallbackEvent } from './repository.js';
 import type { ProviderCallback, ProviderSource } from './schemas.js';
 
@@ -33,7 +33,7 @@ export async function recordProviderCallback(
     received_at: now,
   });
   if (id === undefined) return { id, duplicate: true };
-  await enqueueJob(trx, { kind: CALLBACK_PROCESS_JOB, payload: { callbackEventId: id }, runAt: now, dedupeKey: `${CALLBACK_PROCESS_JOB}:${id}` });
+  await enqueueJob(trx, 'callback.process', { payload: { callbackEventId: id }, runAt: now, merchantId: null, dedupeKey: dedupeKey('callback.process', id) });
   return { id, duplicate: false };
 }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../app.js';
+import type { App, AppContext } from '../../context.js';
 import { recordTestCallback } from './record-callback.js';
 import { TestReceivedResponse } from './schemas.js';
 import { checkSignature, SIGNATURE_HEADER } from './signature.js';

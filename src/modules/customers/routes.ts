@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../app.js';
+import type { App, AppContext } from '../../context.js';
 import { AppError, notFound } from '../../errors.js';
 import { requireMerchant } from '../../http/credentials.js';
 import { createCustomer } from './create-customer.js';

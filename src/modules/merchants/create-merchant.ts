@@ -1,6 +1,6 @@
 import { AppError, conflict, invalidFormat } from '../../errors.js';
 import type { Db } from '../../storage/db.js';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
+import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { findUserByEmail, insertMerchant, insertUser } from './repository.js';
 
 export interface CreateMerchantInput {

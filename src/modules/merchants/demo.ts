@@ -1,7 +1,7 @@
 import { randomBase62 } from '../../lib/crypto.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Db } from '../../storage/db.js';
-import { rotateApiKey } from '../api-keys/rotate-key.js';
+import { rotateApiKey } from '../api-keys/index.js';
 import { createMerchant } from './create-merchant.js';
 import { countMerchants } from './repository.js';
 

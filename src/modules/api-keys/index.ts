@@ -1,0 +1,4 @@
+/** The API keys module: merchant keys, stored as hashes, rotated by their user. */
+export { rotateApiKey } from './rotate-key.js';
+export { verifyApiKey } from './verify-key.js';
+export type { ActiveKey } from './repository.js';

@@ -1,0 +1,2 @@
+/** The customers module: the merchant's customer records. */
+export { customerRoutes as routes } from './routes.js';
