@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { randomBytes } from 'node:crypto';
 import type { SandboxApp, SandboxContext } from './context.js';
-import { paymentEvent, settle, type Payment } from './ledger.js';
+import { paymentEvent, settle } from './ledger.js';
 import { CHALLENGE_DENIED, ECI_AUTHENTICATED, ECI_NOT_AUTHENTICATED, type FinalOutcome } from './outcomes.js';
-import { escapeHtml, newId } from './util.js';
+import { escapeHtml } from './util.js';
 
 /** A 3-D Secure challenge waiting for the payer on the ACS page. */
 const AcsParams = Type.Object({ acsId: Type.String() });
