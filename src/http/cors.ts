@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../context.js';
+import { checkoutBoundParam } from './route-policy.js';
 
 /** What the checkout front end may send cross-origin. */
 export const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
@@ -7,8 +8,8 @@ const EXPOSED_HEADERS = 'X-Request-Id, X-API-Version, X-Ignored-Fields, Idempote
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
- * CORS for the hosted checkout, and only for it. Routes a checkout token may call (route config
- * `checkout`) answer the checkout front end's origin; every other origin gets no CORS headers.
+ * CORS for the hosted checkout, and only for it. Routes a checkout token may call (route-policy.ts
+ * CHECKOUT_TOKEN_ROUTES) answer the checkout front end's origin; every other origin gets no CORS headers.
  * API-key routes are server-to-server and never send CORS headers, so no browser page can read
  * them cross-origin. Each token-scoped route also gets an OPTIONS route for the preflight.
  * Call before any route is registered: it learns the routes through onRoute.
@@ -18,8 +19,9 @@ export function checkoutCors(app: App, checkoutUrl: string): void {
   const methodsByUrl = new Map<string, Set<string>>();
 
   app.addHook('onRoute', (route) => {
-    if (!route.config?.checkout) return;
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
+      (m) => m !== 'HEAD' && m !== 'OPTIONS' && checkoutBoundParam(m, route.url) !== undefined,
+    );
     if (methods.length === 0) return;
     let allowed = methodsByUrl.get(route.url);
     if (!allowed) {
@@ -32,7 +34,7 @@ export function checkoutCors(app: App, checkoutUrl: string): void {
 
   // onSend also runs for errors (401/403 of the credential check), which the browser must be able to read.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.config?.checkout) {
+    if (checkoutBoundParam(request.method, request.routeOptions.url) !== undefined) {
       addVaryOrigin(reply);
       if (request.headers.origin === allowedOrigin) {
         reply.header('Access-Control-Allow-Origin', allowedOrigin);

@@ -4,6 +4,7 @@ import { verifyApiKey } from '../modules/api-keys/index.js';
 import type { AccessTokens } from '../modules/auth/jwt.js';
 import type { Db } from '../storage/db.js';
 import type { MerchantScope } from '../lib/scope.js';
+import { checkoutBoundParam, type RoutePolicy } from './route-policy.js';
 import type { KeyMode, MerchantStatus } from '../storage/schema.js';
 
 /** Who is calling. Every authenticated request carries exactly one. */
@@ -39,24 +40,10 @@ export interface CheckoutTokenVerifier {
   verify(token: string): Promise<CheckoutActor | null>;
 }
 
-/**
- * Route-level credential requirements, declared in each route's `config`:
- * - auth 'api_key': merchant API; a checkout token is accepted instead only where `checkout` names
- *   the path parameter that must equal the token's payment request.
- * - auth 'user': control-panel bearer token.
- * - paymentSubmission: refused for restricted merchants.
- */
-export interface RouteAuthConfig {
-  auth?: 'none' | 'api_key' | 'user';
-  checkout?: { param: string };
-  paymentSubmission?: boolean;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
   }
-  interface FastifyContextConfig extends RouteAuthConfig {}
 }
 
 export interface CredentialDeps {
@@ -91,7 +78,7 @@ async function bearerUser(deps: CredentialDeps, request: FastifyRequest): Promis
   return { kind: 'user', ...claims };
 }
 
-async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, config: RouteAuthConfig): Promise<Actor> {
+async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, config: RoutePolicy): Promise<Actor> {
   // Spec rule 4: with both headers the checkout token wins and the call is scoped.
   const checkoutToken = header(request, 'x-checkout-token');
   if (checkoutToken !== undefined) return checkoutCaller(deps, request, config, checkoutToken);
@@ -115,12 +102,14 @@ async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, con
 async function checkoutCaller(
   deps: CredentialDeps,
   request: FastifyRequest,
-  config: RouteAuthConfig,
+  config: RoutePolicy,
   token: string,
 ): Promise<CheckoutActor> {
   const actor = token.length <= 256 ? await deps.checkoutVerifier.verify(token) : null;
   if (!actor) throw new AppError('UNAUTHORIZED', 'The checkout session token is invalid or has expired');
-  const bound = config.checkout && (request.params as Record<string, string>)[config.checkout.param];
+  // Only the routes of the allow-list (route-policy.ts), and only for the token's own payment request.
+  const param = checkoutBoundParam(request.method, request.routeOptions.url);
+  const bound = param && (request.params as Record<string, string>)[param];
   if (bound === undefined || String(bound) !== String(actor.paymentRequestId)) {
     throw new AppError('FORBIDDEN', 'A checkout session token may only be used for its own payment request on checkout routes');
   }
@@ -128,7 +117,7 @@ async function checkoutCaller(
   return actor;
 }
 
-function assertMerchantMayCall(status: MerchantStatus, config: RouteAuthConfig): void {
+function assertMerchantMayCall(status: MerchantStatus, config: RoutePolicy): void {
   if (status === 'suspended') {
     throw new AppError('INSUFFICIENT_PERMISSIONS', 'This merchant account is suspended; contact support');
   }

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { CURRENT_API_VERSION } from './versioning.js';
 import { usesProblemShape } from './errors.js';
+import { checkoutBoundParam } from './route-policy.js';
 
 type Schema = Record<string, any>;
 
@@ -35,11 +36,11 @@ export class RouteCatalog {
   add(route: RouteOptions): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const schema = (route.schema ?? {}) as Schema;
-    const config = (route.config ?? {}) as { auth?: string; checkout?: unknown; paymentSubmission?: boolean };
+    const config = (route.config ?? {}) as { auth?: string; paymentSubmission?: boolean };
     const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`);
     for (const method of methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
-      this.entries.push({ method, url: route.url, pattern, schema, auth: config.auth ?? 'none', checkout: Boolean(config.checkout), paymentSubmission: Boolean(config.paymentSubmission) });
+      this.entries.push({ method, url: route.url, pattern, schema, auth: config.auth ?? 'none', checkout: checkoutBoundParam(method, route.url) !== undefined, paymentSubmission: Boolean(config.paymentSubmission) });
     }
   }
 

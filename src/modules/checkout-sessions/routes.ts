@@ -15,7 +15,7 @@ export function checkoutSessionRoutes(app: App, ctx: AppContext): void {
         body: MintCheckoutSessionBody,
         response: { 200: CheckoutSession },
       },
-      // No `checkout` flag: a checkout token can never mint another token (403).
+      // Not on the checkout-token allow-list (http/route-policy.ts): a token can never mint another token (403).
       config: { auth: 'api_key' },
       preValidation: async (request) => {
         request.body ??= {};

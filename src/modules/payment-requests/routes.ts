@@ -58,7 +58,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
         params: PaymentRequestIdParams,
         response: { 200: PaymentRequestRecord },
       },
-      config: { auth: 'api_key', checkout: { param: 'id' } },
+      config: { auth: 'api_key' },
     },
     async (request) => {
       return present(await getPaymentRequest(ctx, { scope: merchantScopeOf(request), id: request.params.id }));
