@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
-import type { CheckoutTokenVerifier } from './http/credentials.js';
+import type { CheckoutTokenVerifier } from './http/actors.js';
 import type { JobRunner } from './jobs/queue.js';
 import type { Clock } from './lib/clock.js';
 import type { AccessTokens } from './modules/auth/jwt.js';

@@ -38,7 +38,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   let sandbox: Sandbox | undefined;
   try {
     const secrets = await loadSecrets(storage.db, config);
-    const demo = config.seedDemo ? await seedDemoMerchant(storage.db, clock) : undefined;
+    const demo = config.seedDemo ? await seedDemoMerchant({ db: storage.db, clock }) : undefined;
     // The built-in sandbox network runs beside the gateway on loopback and is reached over HTTP,
     // exactly like an external processor; SANDBOX_URL points at one running elsewhere instead.
     if (!config.sandboxUrl) {

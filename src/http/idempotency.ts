@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
-import type { Db } from '../storage/db.js';
+import { findKey, releaseClaim, storeResponse, tryClaim, type Claim } from '../modules/idempotency/index.js';
 
 /**
  * Idempotency keys (decisions.md, Idempotency) for every POST of a merchant caller (API key or
@@ -25,12 +25,6 @@ export const STALE_CLAIM_SECONDS = 60;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** Expired rows of the merchant deleted with each stored response, keeping the table at about a day of keys. */
 const SWEEP_BATCH = 20;
-
-interface Claim {
-  merchantId: number;
-  key: string;
-  token: string;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -59,18 +53,23 @@ async function claimOrReplay(ctx: AppContext, request: FastifyRequest, reply: Fa
   const fingerprint = sha256Hex(`${request.method}\n${path}\n${actor.mode}\n${request.rawBody ?? ''}`);
   const now = ctx.clock.now();
   const token = randomBase62(24);
-  const claimed = await tryClaim(ctx.db, now, { merchantId: actor.merchantId, key, fingerprint, method: request.method, path, token });
+  const claimed = await tryClaim(ctx.db, {
+    merchantId: actor.merchantId,
+    key,
+    fingerprint,
+    method: request.method,
+    path,
+    token,
+    now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
+    staleBefore: new Date(now.getTime() - STALE_CLAIM_SECONDS * 1000),
+  });
   if (claimed) {
     request.idempotencyClaim = { merchantId: actor.merchantId, key, token };
     return;
   }
 
-  const existing = await ctx.db
-    .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'request_method', 'request_path', 'response_status', 'response_content_type', 'response_body'])
-    .where('merchant_id', '=', actor.merchantId)
-    .where('key', '=', key)
-    .executeTakeFirst();
+  const existing = await findKey(ctx.db, actor.merchantId, key);
   if (existing && existing.fingerprint !== fingerprint) {
     throw new AppError(
       'IDEMPOTENCY_KEY_MISMATCH',
@@ -126,56 +125,6 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return key;
 }
 
-interface ClaimInput {
-  merchantId: number;
-  key: string;
-  fingerprint: string;
-  method: string;
-  path: string;
-  token: string;
-}
-
-/**
- * One statement, atomic across instances: a new key is inserted; an expired row, or a stale
- * in-flight claim of the same request, is overwritten; any other existing row is left alone
- * and nothing comes back.
- */
-async function tryClaim(db: Db, now: Date, input: ClaimInput): Promise<boolean> {
-  const staleBefore = new Date(now.getTime() - STALE_CLAIM_SECONDS * 1000);
-  const fresh = {
-    fingerprint: input.fingerprint,
-    request_method: input.method,
-    request_path: input.path,
-    claim_token: input.token,
-    claimed_at: now,
-    expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
-    response_status: null,
-    response_content_type: null,
-    response_body: null,
-  };
-  const row = await db
-    .insertInto('idempotency_keys')
-    .values({ merchant_id: input.merchantId, key: input.key, ...fresh })
-    .onConflict((oc) =>
-      oc
-        .columns(['merchant_id', 'key'])
-        .doUpdateSet(fresh)
-        .where((eb) =>
-          eb.or([
-            eb('idempotency_keys.expires_at', '<=', now),
-            eb.and([
-              eb('idempotency_keys.response_status', 'is', null),
-              eb('idempotency_keys.claimed_at', '<=', staleBefore),
-              eb('idempotency_keys.fingerprint', '=', input.fingerprint),
-            ]),
-          ]),
-        ),
-    )
-    .returning('claim_token')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   const claim = request.idempotencyClaim;
   if (!claim) return;
@@ -185,43 +134,18 @@ async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: Fast
   try {
     if (reply.statusCode >= 500 || body === undefined) {
       // Server failures are retryable: release the key so the retry runs again. (Streams cannot be replayed.)
-      await ctx.db
-        .deleteFrom('idempotency_keys')
-        .where('merchant_id', '=', claim.merchantId)
-        .where('key', '=', claim.key)
-        .where('claim_token', '=', claim.token)
-        .execute();
+      await releaseClaim(ctx.db, claim);
       return;
     }
     const now = ctx.clock.now();
     const contentType = reply.getHeader('content-type');
-    await ctx.db
-      // Piggy-backed cleanup: each stored response deletes a few of the merchant's expired keys, so
-      // the table holds about a day of keys without a background job (and no extra round trip).
-      .with('swept', (qb) =>
-        qb
-          .deleteFrom('idempotency_keys')
-          .where('merchant_id', '=', claim.merchantId)
-          .where('expires_at', '<=', now)
-          .where('key', 'in', (sub) =>
-            sub
-              .selectFrom('idempotency_keys')
-              .select('key')
-              .where('merchant_id', '=', claim.merchantId)
-              .where('expires_at', '<=', now)
-              .limit(SWEEP_BATCH),
-          ),
-      )
-      .updateTable('idempotency_keys')
-      .set({
-        response_status: reply.statusCode,
-        response_content_type: contentType === undefined ? null : String(contentType),
-        response_body: body === '' ? '' : seal(ctx, body),
-      })
-      .where('merchant_id', '=', claim.merchantId)
-      .where('key', '=', claim.key)
-      .where('claim_token', '=', claim.token)
-      .execute();
+    await storeResponse(
+      ctx.db,
+      claim,
+      { status: reply.statusCode, contentType: contentType === undefined ? null : String(contentType), body: body === '' ? '' : seal(ctx, body) },
+      now,
+      SWEEP_BATCH,
+    );
   } catch (error) {
     // The response still goes out; the key stays claimed until it turns stale and a retry takes it over.
     request.log.error({ err: error, idempotencyKey: claim.key }, 'could not store the idempotent response');

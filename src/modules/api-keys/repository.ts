@@ -45,3 +45,8 @@ export async function insertKey(
     })
     .execute();
 }
+
+/** The key's owner, locked so concurrent rotations queue up. */
+export async function lockUser(db: Db, userId: number) {
+  return db.selectFrom('users').select(['id', 'merchant_id']).where('id', '=', userId).forUpdate().executeTakeFirst();
+}

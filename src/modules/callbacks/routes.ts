@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../context.js';
+import { inTransaction, type App, type AppContext } from '../../context.js';
 import { registerJsonParsers } from '../../http/json-body.js';
 import { recordProviderCallback } from './record-callback.js';
 import {
@@ -67,9 +67,7 @@ function requireSignature(request: FastifyRequest, secret: string, signed: strin
 }
 
 async function receive(ctx: AppContext, request: FastifyRequest, source: ProviderSource, body: ProviderCallback) {
-  const recorded = await ctx.db
-    .transaction()
-    .execute((trx) => recordProviderCallback(trx, ctx.clock, { source, body, rawBody: request.rawBody! }));
+  const recorded = await inTransaction(ctx, (trx) => recordProviderCallback(trx, { source, body, rawBody: request.rawBody! }));
   const known = isKnownStatus(source, body.status);
   request.log.info(
     {

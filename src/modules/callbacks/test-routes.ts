@@ -97,7 +97,7 @@ async function record(
   signatureValid: boolean | null,
 ) {
   const eventId = eventIdOf(source === 'test/text' ? (payload as { query: unknown }).query : payload);
-  const id = await recordTestCallback(ctx.db, ctx.clock, { source, eventId, payload, signatureValid });
+  const id = await recordTestCallback(ctx, { source, eventId, payload, signatureValid });
   request.log.info({ callback: { source, eventId, signatureValid, callbackEventId: id } }, 'callback received');
   return { received: true as const, eventId, ...(signatureValid === null ? {} : { signatureValid }) };
 }
