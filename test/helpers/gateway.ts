@@ -8,6 +8,7 @@ import { startGateway, type Gateway } from '../../src/server.js';
 import type { Db } from '../../src/storage/db.js';
 import type { KeyMode, MerchantStatus } from '../../src/storage/schema.js';
 import { freshDatabaseUrl } from './database.js';
+import { useStarted } from './lifecycle.js';
 
 export interface CallOptions {
   headers?: Record<string, string>;
@@ -118,4 +119,9 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     merchant,
     close: () => gateway.close(),
   };
+}
+
+/** The one setup of a test file: a gateway started before its tests and closed after them. */
+export function useGateway(options: Parameters<typeof startTestGateway>[0] | (() => Parameters<typeof startTestGateway>[0]) = {}): TestGateway {
+  return useStarted(() => startTestGateway(typeof options === 'function' ? options() : options));
 }
