@@ -1,43 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { randomBytes } from 'node:crypto';
 import type { SandboxApp, SandboxContext } from './context.js';
-import { paymentEvent, settle, type Payment } from './ledger.js';
+import { paymentEvent, settle } from './ledger.js';
 import { CHALLENGE_DENIED, ECI_AUTHENTICATED, ECI_NOT_AUTHENTICATED, type FinalOutcome } from './outcomes.js';
-import { escapeHtml, newId } from './util.js';
+import { escapeHtml } from './util.js';
 
 /** A 3-D Secure challenge waiting for the payer on the ACS page. */
-interface Challenge {
-  id: string;
-  payment: Payment;
-  /** What an approved challenge leads to (the card or wallet table decides). */
-  outcome: FinalOutcome;
-  returnUrl?: string;
-  /** What the page shows the payer, e.g. "card ending 3184". */
-  instrument: string;
-  decision?: 'approve' | 'deny';
-}
-
-export class Challenges {
-  private readonly byId = new Map<string, Challenge>();
-  private baseUrl = '';
-
-  /** Set once the sandbox listens (its public URL is only known then). */
-  setBaseUrl(url: string): void {
-    this.baseUrl = url.replace(/\/+$/, '');
-  }
-
-  /** Opens a challenge and returns the ACS page's address (the `challengeUrl`). */
-  open(input: Omit<Challenge, 'id' | 'decision'>): string {
-    const challenge: Challenge = { id: newId('acs'), ...input };
-    this.byId.set(challenge.id, challenge);
-    return `${this.baseUrl}/acs/${challenge.id}`;
-  }
-
-  get(id: string): Challenge | undefined {
-    return this.byId.get(id);
-  }
-}
-
 const AcsParams = Type.Object({ acsId: Type.String() });
 const AcsDecision = Type.Object({ decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]) });
 

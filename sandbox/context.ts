@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Challenges } from './acs.js';
+import type { Challenges } from './challenges.js';
 import type { CallbackSender } from './callbacks.js';
 import type { Ledger } from './ledger.js';
-import type { UpiCollects } from './upi.js';
+import type { UpiCollects } from './upi-collects.js';
 import type { Timers } from './util.js';
 
 export type SandboxApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;

@@ -1,12 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError } from 'fastify';
-import { acsRoutes, Challenges } from './acs.js';
+import { acsRoutes } from './acs.js';
+import { Challenges } from './challenges.js';
 import { CallbackSender } from './callbacks.js';
 import type { SandboxApp, SandboxContext } from './context.js';
 import { controlRoutes } from './control.js';
 import { Ledger } from './ledger.js';
 import { cardProcessorRoutes } from './processors.js';
-import { upiRoutes, UpiCollects } from './upi.js';
+import { UpiCollects } from './upi-collects.js';
+import { upiRoutes } from './upi.js';
 import { SandboxError, Timers } from './util.js';
 import { walletRoutes } from './wallet.js';
 

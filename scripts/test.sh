@@ -54,6 +54,9 @@ stop_at_end_unless_running() {
 echo "== type check"
 run node_modules/.bin/tsc --noEmit -p tsconfig.test.json
 
+echo "== architecture (dependency rules, no cycles)"
+run node_modules/.bin/depcruise src sandbox test bench --config .dependency-cruiser.cjs
+
 echo "== lint"
 run node_modules/.bin/eslint .
 

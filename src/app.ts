@@ -1,17 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type RawServerDefault,
-} from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
+import type { App, AppContext } from './context.js';
 import { reportUndeclaredStatuses } from './http/contract-check.js';
 import { checkoutCors } from './http/cors.js';
-import { authenticate, type CheckoutTokenVerifier } from './http/credentials.js';
+import { authenticate } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
 import { frontEnds } from './http/front-ends.js';
 import { idempotencyHooks } from './http/idempotency.js';
@@ -26,47 +19,17 @@ import { checkApiVersion, rewriteVersionPrefix, V1_GONE_PATH, v1Gone } from './h
 import { JobRunner } from './jobs/queue.js';
 import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
-import { createAccessTokens, type AccessTokens } from './modules/auth/jwt.js';
-import { authRoutes } from './modules/auth/routes.js';
-import { CallbackHandlers } from './modules/callbacks/dispatch.js';
-import { callbackRoutes } from './modules/callbacks/routes.js';
-import { checkoutSessionRoutes } from './modules/checkout-sessions/routes.js';
-import { paymentRequestRoutes } from './modules/payment-requests/routes.js';
-import { customerRoutes } from './modules/customers/routes.js';
-import { systemRoutes } from './modules/system/routes.js';
-import { createVault, parseVaultKeys, type Vault } from './modules/cards/vault.js';
-import { paymentRoutes } from './modules/payments/routes.js';
-import { createProcessorRegistry, type ProcessorRegistry } from './processors/registry.js';
-import type { Db, Storage } from './storage/db.js';
+import * as auth from './modules/auth/index.js';
+import * as callbacks from './modules/callbacks/index.js';
+import { createVault, parseVaultKeys } from './modules/cards/index.js';
+import * as checkoutSessions from './modules/checkout-sessions/index.js';
+import * as customers from './modules/customers/index.js';
+import * as paymentRequests from './modules/payment-requests/index.js';
+import * as payments from './modules/payments/index.js';
+import * as system from './modules/system/index.js';
+import { createProcessorRegistry } from './processors/registry.js';
+import type { Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The wiring built at start; the server and tests reach jobs and storage through it. */
-    ctx: AppContext;
-  }
-}
-
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
-
-/** Everything a module needs, built once at start and passed down (no container). */
-export interface AppContext {
-  config: Config;
-  storage: Storage;
-  db: Db;
-  clock: Clock;
-  secrets: Secrets;
-  tokens: AccessTokens;
-  logger: FastifyBaseLogger;
-  jobs: JobRunner;
-  vault: Vault;
-  processors: ProcessorRegistry;
-  checkoutVerifier?: CheckoutTokenVerifier;
-  /** Feature modules subscribe to verified provider callbacks here (modules/callbacks/dispatch.ts). */
-  callbackHandlers: CallbackHandlers;
-  /** This process among the running gateway instances (modules/instances): holder of its idempotency claims. */
-  instanceId: string;
-}
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -115,14 +78,22 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     db: storage.db,
     clock,
     secrets,
-    tokens: createAccessTokens(secrets.jwtSecret, clock),
+    tokens: auth.createAccessTokens(secrets.jwtSecret, clock),
     logger,
     jobs: new JobRunner(storage.db, clock, logger),
-    callbackHandlers: new CallbackHandlers(),
+    callbackHandlers: new callbacks.CallbackHandlers(),
     vault: createVault(vaultKeys(secrets)),
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
+    checkoutVerifier: checkoutSessions.checkoutTokenVerifier({ db: storage.db, clock }),
     instanceId: options.instanceId,
   };
+  // The one wiring point: what each module contributes to the job queue and the callback dispatch.
+  ctx.jobs.use(paymentRequests.jobs(ctx));
+  ctx.jobs.use(callbacks.jobs(ctx));
+  ctx.jobs.use(payments.jobs(ctx), payments.sweeps(ctx));
+  for (const [source, handler] of Object.entries(payments.callbackHandlers(ctx))) {
+    ctx.callbackHandlers.register(source as keyof ReturnType<typeof payments.callbackHandlers>, handler);
+  }
   app.addHook('onClose', () => ctx.processors.close());
   app.decorate('ctx', ctx);
 
@@ -143,7 +114,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onRequest', requireHttps(config));
   app.addHook('onRequest', checkApiVersion);
   await checkoutCors(app, config.checkoutUrl);
-  // Credentials; ctx is read per request, so a module registered below can plug in the checkout verifier.
   const authenticateCaller = authenticate(ctx);
   // Rate limits right after credentials (route hooks run after these; the caller is known) and before the body is read.
   const spendAddressQuota = await rateLimits(app, { config, clock, logger, secret: secrets.jwtSecret });
@@ -168,13 +138,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   );
 
   app.all(V1_GONE_PATH, { schema: { hide: true }, config: { auth: 'none' } }, async (request) => v1Gone(request));
-  systemRoutes(app, ctx);
-  authRoutes(app, ctx);
-  callbackRoutes(app, ctx);
-  paymentRequestRoutes(app, ctx);
-  checkoutSessionRoutes(app, ctx);
-  customerRoutes(app, ctx);
-  paymentRoutes(app, ctx, { db: ctx.db, clock, vault: ctx.vault, processors: ctx.processors, checkoutUrl: config.checkoutUrl });
+  system.routes(app, ctx);
+  auth.routes(app, ctx);
+  callbacks.routes(app, ctx);
+  paymentRequests.routes(app, ctx);
+  checkoutSessions.routes(app, ctx);
+  customers.routes(app, ctx);
+  payments.routes(app, ctx);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,

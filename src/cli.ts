@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
-import { createMerchant, validateMerchantInput } from './modules/merchants/create-merchant.js';
+import { createMerchant, validateMerchantInput } from './modules/merchants/index.js';
 import { openStorage } from './storage/db.js';
 
 const USAGE = `usage: gateway merchant create --email E --password P --name N`;
@@ -41,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const created = await storage.db
       .transaction()
-      .execute((trx) => createMerchant(trx, input));
+      .execute((trx) => createMerchant({ db: trx }, input));
     process.stdout.write(`${JSON.stringify(created)}\n`);
     return 0;
   } finally {

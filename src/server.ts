@@ -1,13 +1,15 @@
 import type { DestinationStream } from 'pino';
 import { startSandbox, type Sandbox } from '../sandbox/server.js';
-import { buildApp, type App, type BuildAppOptions } from './app.js';
+import { buildApp, type BuildAppOptions } from './app.js';
+import type { App } from './context.js';
 import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { refuseLiveKeysOnDevelopmentStore } from './modules/api-keys/index.js';
 import { startHeartbeat, type Heartbeat } from './modules/instances/index.js';
-import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/demo.js';
+import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/index.js';
 import { openStorage, type Db } from './storage/db.js';
-import { loadSecrets } from './storage/secrets.js';
+import { cardKeyInStore, loadSecrets } from './storage/secrets.js';
 
 export interface Gateway {
   app: App;
@@ -40,8 +42,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   let sandbox: Sandbox | undefined;
   let heartbeat: Heartbeat | undefined;
   try {
+    await refuseLiveKeysOnDevelopmentStore({ db: storage.db }, { cardKeyInStore: cardKeyInStore(config) });
     const secrets = await loadSecrets(storage.db, config);
-    const demo = config.seedDemo ? await seedDemoMerchant(storage.db, clock) : undefined;
+    const demo = config.seedDemo ? await seedDemoMerchant({ db: storage.db, clock }) : undefined;
     // The built-in sandbox network runs beside the gateway on loopback and is reached over HTTP,
     // exactly like an external processor; SANDBOX_URL points at one running elsewhere instead.
     if (!config.sandboxUrl) {

@@ -1,4 +1,4 @@
-import type { App } from '../app.js';
+import type { App } from '../context.js';
 import { declaredStatuses } from './error-responses.js';
 
 /**

@@ -1,5 +1,6 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { App } from '../app.js';
+import type { App } from '../context.js';
+import { checkoutBoundParam } from './route-policy.js';
 
 /** What the checkout front end may send cross-origin. */
 const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
@@ -15,7 +16,7 @@ declare module 'fastify' {
 
 /**
  * CORS (@fastify/cors) for the hosted checkout, and only for it. CORS is off everywhere; the routes
- * a checkout token may call (route config `checkout`) switch it on for the checkout front end's
+ * a checkout token may call (route-policy.ts CHECKOUT_TOKEN_ROUTES) switch it on for the checkout front end's
  * origin only, so API-key routes never send CORS headers and no other page can read them. Each such
  * path also gets an OPTIONS route, so its preflight answers 204 (with CORS headers only for that
  * origin) while OPTIONS elsewhere stays a 405. Call before any route is registered: it learns the
@@ -35,8 +36,10 @@ export async function checkoutCors(app: App, checkoutUrl: string): Promise<void>
   });
 
   app.addHook('onRoute', (route) => {
-    if (!route.config?.checkout) return;
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
+      (m) => m !== 'HEAD' && m !== 'OPTIONS' && checkoutBoundParam(m, route.url) !== undefined,
+    );
+    if (methods.length === 0) return;
     let allowed = methodsByUrl.get(route.url);
     if (!allowed) {
       allowed = [];
@@ -48,7 +51,7 @@ export async function checkoutCors(app: App, checkoutUrl: string): Promise<void>
       );
     }
     allowed.push(...methods.filter((m) => !allowed.includes(m)));
-    route.config.cors = checkoutOnly(allowed);
+    route.config = { ...route.config, cors: checkoutOnly(allowed) };
   });
   await app.register(fastifyCors, { origin: false, hideOptionsRoute: true });
 }

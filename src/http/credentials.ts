@@ -1,68 +1,23 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { API_KEY_PATTERN, hashApiKey } from '../modules/api-keys/keys.js';
-import { findActiveKey } from '../modules/api-keys/repository.js';
+import { verifyApiKey } from '../modules/api-keys/index.js';
 import type { AccessTokens } from '../modules/auth/jwt.js';
 import type { Db } from '../storage/db.js';
-import type { KeyMode, MerchantStatus } from '../storage/schema.js';
-
-/** Who is calling. Every authenticated request carries exactly one. */
-export type Actor = ApiKeyActor | CheckoutActor | UserActor;
-
-export interface ApiKeyActor {
-  kind: 'api_key';
-  merchantId: number;
-  merchantStatus: MerchantStatus;
-  mode: KeyMode;
-  keyId: number;
-  userId: number;
-}
-
-/** A browser holding a checkout session token: one payment request, a short allow-list of routes. */
-export interface CheckoutActor {
-  kind: 'checkout';
-  merchantId: number;
-  merchantStatus: MerchantStatus;
-  mode: KeyMode;
-  paymentRequestId: number;
-  sessionId: number;
-}
-
-export interface UserActor {
-  kind: 'user';
-  merchantId: number;
-  userId: number;
-}
-
-/** Plugged in by the checkout-session module; without one every checkout token is rejected. */
-export interface CheckoutTokenVerifier {
-  verify(token: string): Promise<CheckoutActor | null>;
-}
-
-/**
- * Route-level credential requirements, declared in each route's `config`:
- * - auth 'api_key': merchant API; a checkout token is accepted instead only where `checkout` names
- *   the path parameter that must equal the token's payment request.
- * - auth 'user': control-panel bearer token.
- * - paymentSubmission: refused for restricted merchants.
- */
-export interface RouteAuthConfig {
-  auth?: 'none' | 'api_key' | 'user';
-  checkout?: { param: string };
-  paymentSubmission?: boolean;
-}
+import type { MerchantScope } from '../lib/scope.js';
+import { checkoutBoundParam, type RoutePolicy } from './route-policy.js';
+import type { MerchantStatus } from '../storage/schema.js';
+import type { Actor, ApiKeyActor, CheckoutActor, CheckoutTokenVerifier, UserActor } from './actors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
   }
-  interface FastifyContextConfig extends RouteAuthConfig {}
 }
 
 export interface CredentialDeps {
   db: Db;
   tokens: AccessTokens;
-  checkoutVerifier?: CheckoutTokenVerifier;
+  checkoutVerifier: CheckoutTokenVerifier;
 }
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
@@ -91,7 +46,7 @@ async function bearerUser(deps: CredentialDeps, request: FastifyRequest): Promis
   return { kind: 'user', ...claims };
 }
 
-async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, config: RouteAuthConfig): Promise<Actor> {
+async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, config: RoutePolicy): Promise<Actor> {
   // Spec rule 4: with both headers the checkout token wins and the call is scoped.
   const checkoutToken = header(request, 'x-checkout-token');
   if (checkoutToken !== undefined) return checkoutCaller(deps, request, config, checkoutToken);
@@ -106,7 +61,7 @@ async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, con
     }
     throw new AppError('INVALID_API_KEY', 'The X-API-Key header is missing');
   }
-  const found = API_KEY_PATTERN.test(key) ? await findActiveKey(deps.db, hashApiKey(key)) : undefined;
+  const found = await verifyApiKey(deps, { key });
   if (!found) throw new AppError('INVALID_API_KEY', 'The API key is invalid, revoked or was replaced');
   assertMerchantMayCall(found.merchantStatus, config);
   return { kind: 'api_key', ...found };
@@ -115,12 +70,14 @@ async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, con
 async function checkoutCaller(
   deps: CredentialDeps,
   request: FastifyRequest,
-  config: RouteAuthConfig,
+  config: RoutePolicy,
   token: string,
 ): Promise<CheckoutActor> {
-  const actor = token.length <= 256 && deps.checkoutVerifier ? await deps.checkoutVerifier.verify(token) : null;
+  const actor = token.length <= 256 ? await deps.checkoutVerifier.verify(token) : null;
   if (!actor) throw new AppError('UNAUTHORIZED', 'The checkout session token is invalid or has expired');
-  const bound = config.checkout && (request.params as Record<string, string>)[config.checkout.param];
+  // Only the routes of the allow-list (route-policy.ts), and only for the token's own payment request.
+  const param = checkoutBoundParam(request.method, request.routeOptions.url);
+  const bound = param && (request.params as Record<string, string>)[param];
   if (bound === undefined || String(bound) !== String(actor.paymentRequestId)) {
     throw new AppError('FORBIDDEN', 'A checkout session token may only be used for its own payment request on checkout routes');
   }
@@ -128,7 +85,7 @@ async function checkoutCaller(
   return actor;
 }
 
-function assertMerchantMayCall(status: MerchantStatus, config: RouteAuthConfig): void {
+function assertMerchantMayCall(status: MerchantStatus, config: RoutePolicy): void {
   if (status === 'suspended') {
     throw new AppError('INSUFFICIENT_PERMISSIONS', 'This merchant account is suspended; contact support');
   }
@@ -142,4 +99,10 @@ export function requireMerchant(request: FastifyRequest): ApiKeyActor | Checkout
   const actor = request.actor;
   if (!actor || actor.kind === 'user') throw new AppError('INVALID_API_KEY', 'An API key is required');
   return actor;
+}
+
+/** The merchant and mode the calling key or token acts for. */
+export function merchantScopeOf(request: FastifyRequest): MerchantScope {
+  const actor = requireMerchant(request);
+  return { merchantId: actor.merchantId, livemode: actor.mode === 'live' };
 }

@@ -1,21 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERRORS, type ErrorName } from '../errors.js';
+import { errorShapeOf } from './route-policy.js';
 import { validationError } from './validation.js';
 
-/** Errors raised by the credential check and the rate limiter keep the error-guide shape everywhere. */
-const CREDENTIAL_ERRORS = new Set<ErrorName>([
-  'INVALID_API_KEY',
-  'INSUFFICIENT_PERMISSIONS',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'RATE_LIMIT_EXCEEDED',
-]);
-
-/** The payment and customer endpoints answer with RFC 9457 problem records (decisions.md, Error bodies). */
+/** The payment and customer endpoints answer with RFC 9457 problem records (route-policy.ts). */
 export function usesProblemShape(path: string, error: ErrorName): boolean {
-  if (CREDENTIAL_ERRORS.has(error)) return false;
-  const bare = path.replace(/^\/v2(?=\/|$)/, '');
-  return /^\/(payments|customers)(\/|\?|$)/.test(bare);
+  return errorShapeOf(path, error) === 'problem';
 }
 
 /** Turns anything thrown into an AppError; unknown errors become INTERNAL_ERROR and are logged. */

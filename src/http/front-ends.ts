@@ -3,7 +3,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { App } from '../app.js';
+import type { App } from '../context.js';
 
 /** Built asset names carry a content hash (`app.3f2a9c1b.js`): they never change, so they are cached for a year. */
 const HASHED_ASSET = /[.-][0-9a-zA-Z_-]{8,}\.(js|mjs|css|woff2?|svg|png|jpg|webp|avif|ico|map)$/;

@@ -1,10 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
-import { isLive } from '../modules/instances/index.js';
-import type { Db } from '../storage/db.js';
+import { findKey, releaseClaim, storeResponse, tryClaim, type Claim } from '../modules/idempotency/index.js';
 
 /**
  * Idempotency keys (decisions.md, Idempotency) for every POST of a merchant caller (API key or
@@ -33,18 +31,15 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** Expired rows of the merchant deleted with each stored response, keeping the table at about a day of keys. */
 const SWEEP_BATCH = 20;
 
-export interface Claim {
-  merchantId: number;
-  key: string;
-  token: string;
-  /** What an interrupted earlier run of this request committed, when this claim took it over. */
+/** A claim this request holds, and what an interrupted earlier run of the same request committed. */
+export interface HeldClaim extends Claim {
   recovery?: { paymentId: number; cardToken: string | null };
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set while this request holds an idempotency claim it must complete or release. */
-    idempotencyClaim?: Claim;
+    idempotencyClaim?: HeldClaim;
   }
 }
 
@@ -68,25 +63,36 @@ async function claimOrReplay(ctx: AppContext, request: FastifyRequest, reply: Fa
   const fingerprint = sha256Hex(`${request.method}\n${path}\n${actor.mode}\n${request.rawBody ?? ''}`);
   const now = ctx.clock.now();
   const token = randomBase62(24);
-  const claimed = await tryClaim(ctx.db, now, { merchantId: actor.merchantId, key, fingerprint, method: request.method, path, token, holder: ctx.instanceId });
+  const claimed = await tryClaim(ctx.db, {
+    merchantId: actor.merchantId,
+    key,
+    fingerprint,
+    method: request.method,
+    path,
+    token,
+    holder: ctx.instanceId,
+    now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
+    staleBefore: new Date(now.getTime() - STALE_CLAIM_SECONDS * 1000),
+  });
   if (claimed) {
     request.idempotencyClaim = {
       merchantId: actor.merchantId,
       key,
       token,
-      ...(claimed.recovery_payment_id !== null
-        ? { recovery: { paymentId: claimed.recovery_payment_id, cardToken: claimed.recovery_secret ? ctx.vault.unseal(claimed.recovery_secret) : null } }
+      ...(claimed.recovery
+        ? {
+            recovery: {
+              paymentId: claimed.recovery.paymentId,
+              cardToken: claimed.recovery.sealedCardToken ? ctx.vault.unseal(claimed.recovery.sealedCardToken) : null,
+            },
+          }
         : {}),
     };
     return;
   }
 
-  const existing = await ctx.db
-    .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'request_method', 'request_path', 'response_status', 'response_content_type', 'response_body'])
-    .where('merchant_id', '=', actor.merchantId)
-    .where('key', '=', key)
-    .executeTakeFirst();
+  const existing = await findKey(ctx.db, actor.merchantId, key);
   if (existing && existing.fingerprint !== fingerprint) {
     throw new AppError(
       'IDEMPOTENCY_KEY_MISMATCH',
@@ -129,67 +135,6 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return key;
 }
 
-interface ClaimInput {
-  merchantId: number;
-  key: string;
-  fingerprint: string;
-  method: string;
-  path: string;
-  token: string;
-  holder: string;
-}
-
-/**
- * One statement, atomic across instances: a new key is inserted; an expired row is overwritten; an
- * unanswered claim of the same request is taken over when its holder let it go, died (no heartbeat
- * within its lease), or has been stuck for STALE_CLAIM_SECONDS. A takeover keeps the recovery point.
- * Any other existing row is left alone and nothing comes back.
- */
-async function tryClaim(db: Db, now: Date, input: ClaimInput) {
-  const staleBefore = new Date(now.getTime() - STALE_CLAIM_SECONDS * 1000);
-  const fresh = {
-    fingerprint: input.fingerprint,
-    request_method: input.method,
-    request_path: input.path,
-    claim_token: input.token,
-    claimed_at: now,
-    expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
-    response_status: null,
-    response_content_type: null,
-    response_body: null,
-    holder: input.holder,
-  };
-  const expired = sql<boolean>`idempotency_keys.expires_at <= ${now}`;
-  return db
-    .insertInto('idempotency_keys')
-    .values({ merchant_id: input.merchantId, key: input.key, ...fresh })
-    .onConflict((oc) =>
-      oc
-        .columns(['merchant_id', 'key'])
-        .doUpdateSet({
-          ...fresh,
-          recovery_payment_id: sql`case when ${expired} then null else idempotency_keys.recovery_payment_id end`,
-          recovery_secret: sql`case when ${expired} then null else idempotency_keys.recovery_secret end`,
-        })
-        .where((eb) =>
-          eb.or([
-            expired,
-            eb.and([
-              eb('idempotency_keys.response_status', 'is', null),
-              eb('idempotency_keys.fingerprint', '=', input.fingerprint),
-              eb.or([
-                eb('idempotency_keys.holder', 'is', null),
-                eb('idempotency_keys.claimed_at', '<=', staleBefore),
-                eb.not(isLive(sql.ref('idempotency_keys.holder'))),
-              ]),
-            ]),
-          ]),
-        ),
-    )
-    .returning(['recovery_payment_id', 'recovery_secret'])
-    .executeTakeFirst();
-}
-
 async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   const claim = request.idempotencyClaim;
   if (!claim) return;
@@ -200,53 +145,18 @@ async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: Fast
     if (reply.statusCode >= 500 || request.transientAnswer || body === undefined) {
       // Not an answer to keep: let the key go so a retry runs again (streams cannot be replayed).
       // A recovery point stays, so that retry resumes the payment this run committed.
-      await ctx.db
-        .with('kept', (qb) =>
-          qb
-            .updateTable('idempotency_keys')
-            .set({ holder: null })
-            .where('merchant_id', '=', claim.merchantId)
-            .where('key', '=', claim.key)
-            .where('claim_token', '=', claim.token)
-            .where('recovery_payment_id', 'is not', null),
-        )
-        .deleteFrom('idempotency_keys')
-        .where('merchant_id', '=', claim.merchantId)
-        .where('key', '=', claim.key)
-        .where('claim_token', '=', claim.token)
-        .where('recovery_payment_id', 'is', null)
-        .execute();
+      await releaseClaim(ctx.db, claim);
       return;
     }
     const now = ctx.clock.now();
     const contentType = reply.getHeader('content-type');
-    await ctx.db
-      // Piggy-backed cleanup: each stored response deletes a few of the merchant's expired keys, so
-      // the table holds about a day of keys without a background job (and no extra round trip).
-      .with('swept', (qb) =>
-        qb
-          .deleteFrom('idempotency_keys')
-          .where('merchant_id', '=', claim.merchantId)
-          .where('expires_at', '<=', now)
-          .where('key', 'in', (sub) =>
-            sub
-              .selectFrom('idempotency_keys')
-              .select('key')
-              .where('merchant_id', '=', claim.merchantId)
-              .where('expires_at', '<=', now)
-              .limit(SWEEP_BATCH),
-          ),
-      )
-      .updateTable('idempotency_keys')
-      .set({
-        response_status: reply.statusCode,
-        response_content_type: contentType === undefined ? null : String(contentType),
-        response_body: body === '' ? '' : ctx.vault.seal(body),
-      })
-      .where('merchant_id', '=', claim.merchantId)
-      .where('key', '=', claim.key)
-      .where('claim_token', '=', claim.token)
-      .execute();
+    await storeResponse(
+      ctx.db,
+      claim,
+      { status: reply.statusCode, contentType: contentType === undefined ? null : String(contentType), body: body === '' ? '' : ctx.vault.seal(body) },
+      now,
+      SWEEP_BATCH,
+    );
   } catch (error) {
     // The response still goes out; the key stays claimed until it turns stale and a retry takes it over.
     request.log.error({ err: error, idempotencyKey: claim.key }, 'could not store the idempotent response');

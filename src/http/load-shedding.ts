@@ -1,5 +1,5 @@
 import underPressure from '@fastify/under-pressure';
-import type { App } from '../app.js';
+import type { App } from '../context.js';
 import { AppError } from '../errors.js';
 
 export interface LoadLimits {

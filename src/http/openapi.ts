@@ -1,10 +1,11 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { App } from '../app.js';
+import type { App } from '../context.js';
 import type { Config } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { ErrorGuide, errorResponses, Problem, type RouteSchema } from './error-responses.js';
 import { JSON_TYPES } from './json-body.js';
+import { checkoutBoundParam } from './route-policy.js';
 import { CURRENT_API_VERSION } from './versioning.js';
 
 /** Only our own origin: the reference page and its assets are served by the gateway (no CDN). */
@@ -43,13 +44,13 @@ export async function openApi(app: App, config: Config): Promise<void> {
     transformObject: (documentObject) => withSharedParameters(('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument) as never,
     transform: ({ schema, url, route }) => {
       if (!schema || schema.hide) return { schema: { ...schema, hide: true }, url };
-      const config = (route.config ?? {}) as { auth?: string; checkout?: unknown };
+      const config = (route.config ?? {}) as { auth?: string };
       const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
       const documented = {
         ...schema,
         ...(schema.body && !schema.consumes ? { consumes: JSON_TYPES } : {}),
         response: { ...(schema.response as object), ...errorResponses({ method, url, schema: schema as RouteSchema, config }) },
-        security: securityOf(config),
+        security: securityOf(config, checkoutBoundParam(method, url) !== undefined),
       };
       return { schema: documented, url };
     },
@@ -64,8 +65,8 @@ export async function openApi(app: App, config: Config): Promise<void> {
   );
 }
 
-function securityOf(config: { auth?: string; checkout?: unknown }): Record<string, string[]>[] {
-  if (config.auth === 'api_key') return [{ ApiKey: [] }, ...(config.checkout ? [{ CheckoutToken: [] }] : [])];
+function securityOf(config: { auth?: string }, checkoutToken: boolean): Record<string, string[]>[] {
+  if (config.auth === 'api_key') return [{ ApiKey: [] }, ...(checkoutToken ? [{ CheckoutToken: [] }] : [])];
   if (config.auth === 'user') return [{ AccessToken: [] }];
   return [];
 }

@@ -1,6 +1,6 @@
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../context.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';

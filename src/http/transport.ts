@@ -1,7 +1,7 @@
 import fastifyHelmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../context.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { isProbe } from './versioning.js';

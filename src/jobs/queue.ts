@@ -1,54 +1,61 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type QueryCreator } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from '../storage/db.js';
+import type { Database } from '../storage/schema.js';
+import { fromClause, type FromCte } from '../storage/statements.js';
+import { JOB_CATALOG, type JobKind, type JobPayloads } from './catalog.js';
 
 /**
  * A durable job queue in PostgreSQL. Jobs are written in the caller's transaction (so a job
  * exists exactly when the state change that needs it committed), claimed with
  * FOR UPDATE SKIP LOCKED (any number of instances cooperate without a coordinator), and
- * retried with back-off. A crashed worker's claim expires after the job's time-out.
+ * retried with back-off. A crashed worker's claim expires after the job's time-out (jobs/catalog.ts).
  */
-export interface JobDefinition<P = any> {
-  kind: string;
-  maxAttempts: number;
-  timeoutSeconds: number;
-  /** Seconds before retry number `attempt` (1-based). */
-  backoffSeconds?: (attempt: number) => number;
-  /** Must be idempotent: load the record, return early if it is already final. */
-  handle(payload: P, job: { id: number; attempts: number }): Promise<void>;
+
+/** Must be idempotent: load the record, return early if it is already final. */
+export type JobHandler<K extends JobKind> = (payload: JobPayloads[K], job: { id: number; attempts: number }) => Promise<void>;
+export type JobHandlers = { [K in JobKind]?: JobHandler<K> };
+
+/** The columns of one job row, as values or as SQL expressions over a CTE (see settle in payments). */
+export interface JobRow<K extends JobKind> {
+  payload: JobPayloads[K] | Expression<unknown>;
+  runAt: Date | Expression<Date>;
+  merchantId: number | null | Expression<number | null>;
+  dedupeKey: string | Expression<string>;
 }
 
-export interface EnqueueInput {
-  kind: string;
-  payload: unknown;
-  runAt: Date;
-  merchantId?: number | null;
-  /** At most one job per key, ever (e.g. "payment_request.expire:42"). */
-  dedupeKey?: string;
-  maxAttempts?: number;
-}
-
-export async function enqueueJob(db: Db, input: EnqueueInput): Promise<void> {
-  await db
+/**
+ * The one job insert: `insert into jobs … select <row> [from <source>]`, at most one job per dedupe key.
+ * With `from`, one job per row of that CTE (none when it is empty), inside the caller's statement.
+ */
+export function insertJob<K extends JobKind, DB extends Database>(qc: QueryCreator<DB>, kind: K, row: JobRow<K>, from?: FromCte) {
+  const value = (v: unknown) => (isExpression(v) ? v : sql.val(v));
+  const payload = isExpression(row.payload) ? row.payload : sql`${JSON.stringify(row.payload)}::jsonb`;
+  const select = sql`select ${sql.val(kind)}::text, ${payload}, ${value(row.runAt)}::timestamptz, ${value(row.merchantId)}::bigint,
+    ${value(row.dedupeKey)}::text, ${JOB_CATALOG[kind].maxAttempts}::int${fromClause(from)}`;
+  // A CTE's creator knows more tables than Database; the insert needs only its own.
+  return (qc as unknown as QueryCreator<Database>)
     .insertInto('jobs')
-    .values({
-      kind: input.kind,
-      payload: JSON.stringify(input.payload),
-      run_at: input.runAt,
-      merchant_id: input.merchantId ?? null,
-      dedupe_key: input.dedupeKey ?? null,
-      max_attempts: input.maxAttempts ?? 10,
-    })
-    .onConflict((oc) => oc.column('dedupe_key').doNothing())
-    .execute();
+    .columns(['kind', 'payload', 'run_at', 'merchant_id', 'dedupe_key', 'max_attempts'])
+    .expression(select as never)
+    .onConflict((oc) => oc.column('dedupe_key').doNothing());
+}
+
+const isExpression = (v: unknown): v is Expression<unknown> => typeof v === 'object' && v !== null && 'toOperationNode' in v;
+
+export async function enqueueJob<K extends JobKind>(db: Db, kind: K, row: JobRow<K>): Promise<void> {
+  await insertJob(db, kind, row).execute();
 }
 
 const defaultBackoff = (attempt: number) => Math.min(3600, 2 ** attempt * 5);
 
+/** Periodic work that finds its own rows by state instead of a queued job per row (returns how much it did). */
+export type Sweep = () => Promise<number>;
+
 export class JobRunner {
-  private readonly definitions = new Map<string, JobDefinition>();
-  private readonly sweeps: Array<() => Promise<number>> = [];
+  private readonly handlers: JobHandlers = {};
+  private readonly sweeps: Sweep[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
@@ -58,16 +65,10 @@ export class JobRunner {
     private readonly logger: FastifyBaseLogger,
   ) {}
 
-  register(definition: JobDefinition): void {
-    this.definitions.set(definition.kind, definition);
-  }
-
-  /**
-   * Periodic work that finds its own rows by state (a payment pending too long) instead of a queued
-   * job per row; it runs on every pass and must claim what it handles so instances do not collide.
-   */
-  registerSweep(sweep: () => Promise<number>): void {
-    this.sweeps.push(sweep);
+  /** Called by app.ts with each module's contribution; a sweep must claim what it handles so instances do not collide. */
+  use(handlers: JobHandlers, sweeps: Sweep[] = []): void {
+    Object.assign(this.handlers, handlers);
+    this.sweeps.push(...sweeps);
   }
 
   /** Runs every job due now, then the sweeps; returns how much ran. Tests call this after moving the clock. */
@@ -83,11 +84,15 @@ export class JobRunner {
 
   private async pass(limit: number): Promise<number> {
     const now = this.clock.now();
+    const timeout = sql.join(
+      Object.entries(JOB_CATALOG).map(([kind, budget]) => sql`when ${kind} then ${budget.timeoutSeconds}`),
+      sql` `,
+    );
     const claimed = await this.db
       .updateTable('jobs')
       .set({
         attempts: sql`attempts + 1`,
-        locked_until: sql`${now}::timestamptz + make_interval(secs => 300)`,
+        locked_until: sql`${now}::timestamptz + make_interval(secs => case kind ${timeout} else 300 end)`,
       })
       .where('id', 'in', (qb) =>
         qb
@@ -106,15 +111,15 @@ export class JobRunner {
       .execute();
 
     for (const job of claimed) {
-      const definition = this.definitions.get(job.kind);
+      const handler = this.handlers[job.kind as JobKind] as JobHandler<JobKind> | undefined;
       try {
-        if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
-        await definition.handle(job.payload, { id: job.id, attempts: job.attempts });
+        if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+        await handler(job.payload as never, { id: job.id, attempts: job.attempts });
         await this.db.updateTable('jobs').set({ completed_at: this.clock.now(), locked_until: null }).where('id', '=', job.id).execute();
       } catch (error) {
         const message = (error as Error).message ?? String(error);
-        const exhausted = job.attempts >= (definition?.maxAttempts ?? job.max_attempts);
-        const retryAt = new Date(this.clock.now().getTime() + (definition?.backoffSeconds ?? defaultBackoff)(job.attempts) * 1000);
+        const exhausted = job.attempts >= job.max_attempts;
+        const retryAt = new Date(this.clock.now().getTime() + defaultBackoff(job.attempts) * 1000);
         this.logger.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, exhausted, error: message }, 'job failed');
         await this.db
           .updateTable('jobs')

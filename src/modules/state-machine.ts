@@ -1,5 +1,3 @@
-import { sql } from 'kysely';
-import type { Db } from '../storage/db.js';
 import type { PaymentRequestStatus, PaymentStatus } from '../storage/schema.js';
 
 /**
@@ -47,25 +45,6 @@ export type PaymentPatch = {
   capture_at?: Date | null;
   amount_captured?: number;
 };
-
-type RequestPatch = { amount_paid?: number; amount_refunded?: ReturnType<typeof sql> | number };
-
-export async function transitionPaymentRequest(
-  trx: Db,
-  request: { id: number; merchantId: number },
-  to: PaymentRequestStatus,
-  now: Date,
-  patch: RequestPatch = {},
-) {
-  return trx
-    .updateTable('payment_requests')
-    .set({ ...(patch as object), status: to, updated_at: now })
-    .where('id', '=', request.id)
-    .where('merchant_id', '=', request.merchantId)
-    .where('status', 'in', REQUEST_SOURCES[to])
-    .returningAll()
-    .executeTakeFirst();
-}
 
 /** The request status that follows from a payment attempt reaching `status`. */
 export function requestStatusFor(payment: PaymentStatus): PaymentRequestStatus {

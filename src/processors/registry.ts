@@ -1,12 +1,18 @@
 import { createCardProcessor } from './card-processor.js';
 import type { Processor } from './types.js';
 
-export const CARD_PROCESSORS = ['acme', 'globex'] as const;
+/** The card processors and how each answers an authorization (shown in the API reference). */
+export const CARD_PROCESSORS = {
+  acme: 'synchronous',
+  globex: 'asynchronous: pending, then settled by callback',
+} as const;
+
+export type CardProcessorName = keyof typeof CARD_PROCESSORS;
 
 /** Processors keyed by their path segment (`/payments/creditCard/{name}/{id}`). */
 export function createProcessorRegistry(sandboxUrl: string, timeoutMs: number) {
   const processors = new Map<string, Processor & { close(): Promise<void> }>(
-    CARD_PROCESSORS.map((name) => [name, createCardProcessor(name, sandboxUrl, timeoutMs)]),
+    (Object.keys(CARD_PROCESSORS) as CardProcessorName[]).map((name) => [name, createCardProcessor(name, sandboxUrl, timeoutMs)]),
   );
   return {
     get(name: string): Processor | undefined {

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { registerCallbackHandler, type CallbackEvent } from '../../src/modules/callbacks/dispatch.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { useGateway } from '../helpers/gateway.js';
 import { drainJobs, eventRows, postSigned, providerCallback } from './helpers.js';
 
-let gw: TestGateway;
 /** Every event the test handlers saw, by source. */
 const seen: CallbackEvent[] = [];
+const gw = useGateway();
 beforeAll(async () => {
-  gw = await startTestGateway();
   registerCallbackHandler(gw.gateway.app.ctx, 'svc', async (event) => {
     seen.push(event);
   });
@@ -15,7 +14,6 @@ beforeAll(async () => {
     seen.push(event);
   });
 });
-afterAll(async () => gw?.close());
 
 const handled = (eventId: string) => seen.filter((e) => e.body.eventId === eventId);
 

@@ -1,13 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway, type CallResult } from '../helpers/gateway.js';
 import { eventRows, postSigned, providerCallback, sign } from './helpers.js';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
+const gw = useGateway();
 
 const RECEIVERS = ['/callbacks/svc', '/callbacks/svc-gateway', '/callbacks/svcwh', '/callbacks/3ds'];
 const threeDs = () => providerCallback({ status: 'success', threeDsResult: 'Y', eci: '05', authenticationValue: 'AAAB' });

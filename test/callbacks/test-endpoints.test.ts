@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway } from '../helpers/gateway.js';
 import { sign } from './helpers.js';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
+const gw = useGateway();
 
 const lastRow = (source: 'test/json' | 'test/form' | 'test/text') =>
   gw.db.selectFrom('callback_events').selectAll().where('source', '=', source).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();

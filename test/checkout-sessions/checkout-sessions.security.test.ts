@@ -1,23 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { createRequest, expectErrorGuide, mintToken, requestBody, type CreatedRequest } from '../payment-requests/fixtures.js';
 
 const CHECKOUT_ORIGIN = 'https://checkout.example.com';
 
-let gw: TestGateway;
 let m: TestMerchant;
 let bound: CreatedRequest;
 let sibling: CreatedRequest;
 let token: string;
 
+const gw = useGateway({ env: { CHECKOUT_URL: `${CHECKOUT_ORIGIN}/pay` } });
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { CHECKOUT_URL: `${CHECKOUT_ORIGIN}/pay` } });
   m = await gw.merchant();
   bound = await createRequest(gw, m.apiKey);
   sibling = await createRequest(gw, m.apiKey);
   token = await mintToken(gw, m.apiKey, bound.paymentRequestId);
 });
-afterAll(async () => gw?.close());
 
 interface Operation {
   method: string;

@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway } from '../helpers/gateway.js';
 import { createRequest, expectErrorGuide, inSeconds, mintToken } from '../payment-requests/fixtures.js';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
+const gw = useGateway();
 
 const mintPath = (id: number) => `/payment-requests/${id}/checkout-session`;
 const readWithToken = (id: number, token: string) => gw.call('GET', `/payment-requests/${id}`, { headers: { 'x-checkout-token': token } });

@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type CallResult, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, type CallResult, type TestMerchant } from '../helpers/gateway.js';
 
-let gw: TestGateway;
+const gw = useGateway();
 let m: TestMerchant;
 beforeAll(async () => {
-  gw = await startTestGateway();
   m = await gw.merchant();
 });
-afterAll(async () => gw?.close());
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.com' };
 const create = (body: unknown) => gw.call('POST', '/customers', { apiKey: m.apiKey, body });

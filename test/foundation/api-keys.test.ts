@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
+const gw = useGateway();
 
 const KEY = { test: /^svc_test_sk_[0-9A-Za-z]{32,}$/, live: /^svc_live_sk_[0-9A-Za-z]{32,}$/ };
 

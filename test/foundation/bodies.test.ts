@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 
 // POST /auth/login is the foundation's route with a body: {email, password}, both required strings.
-let gw: TestGateway;
+const gw = useGateway();
 let m: TestMerchant;
 beforeAll(async () => {
-  gw = await startTestGateway();
   m = await gw.merchant();
 });
-afterAll(async () => gw?.close());
 
 const login = (body: unknown, contentType?: string) => gw.call('POST', '/auth/login', { body, contentType });
 

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorGuide, expectNoLeak, expectProblem } from '../helpers/assertions.js';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 
-let gw: TestGateway;
+const gw = useGateway();
 let m: TestMerchant;
 let bearer: Record<string, string>;
 beforeAll(async () => {
-  gw = await startTestGateway();
   m = await gw.merchant();
   const login = await gw.call('POST', '/auth/login', { body: { email: m.email, password: m.password } });
   bearer = { authorization: `Bearer ${login.body.accessToken}` };
 });
-afterAll(async () => gw?.close());
 
 describe('request ids', () => {
   it('puts a fresh X-Request-Id on every response, the same as requestId in an error body', async () => {

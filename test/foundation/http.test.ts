@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
 import { storageKind } from '../helpers/database.js';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 
-let gw: TestGateway;
+const gw = useGateway();
 let m: TestMerchant;
 beforeAll(async () => {
-  gw = await startTestGateway();
   m = await gw.merchant();
 });
-afterAll(async () => gw?.close());
 
 describe('health checks', () => {
   it('GET /healthz answers without credentials', async () => {

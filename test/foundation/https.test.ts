@@ -1,30 +1,23 @@
 import { rmSync } from 'node:fs';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
 import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 // Production over TLS: the gateway terminates HTTPS itself with TLS_CERT_FILE/TLS_KEY_FILE.
-let gw: TestGateway;
 let m: TestMerchant;
 let tls: ReturnType<typeof selfSignedCertificate>;
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
-beforeAll(async () => {
+const gw = useGateway(() => {
   tls = selfSignedCertificate();
-  gw = await startTestGateway({
-    env: {
-      NODE_ENV: 'production',
-      ...PRODUCTION_SECRETS,
-      TLS_CERT_FILE: tls.certFile,
-      TLS_KEY_FILE: tls.keyFile,
-    },
-  });
+  return { env: { NODE_ENV: 'production', ...PRODUCTION_SECRETS, TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile } };
+});
+beforeAll(async () => {
   m = await gw.merchant();
 });
 afterAll(async () => {
-  await gw?.close();
   await insecure.close();
   rmSync(tls.dir, { recursive: true, force: true });
 });

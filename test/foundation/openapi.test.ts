@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway } from '../helpers/gateway.js';
 
-let gw: TestGateway;
+const gw = useGateway();
 let doc: any;
 beforeAll(async () => {
-  gw = await startTestGateway();
   doc = (await gw.call('GET', '/openapi.json')).body;
 });
-afterAll(async () => gw?.close());
 
 const FOUNDATION_ROUTES = [
   ['get', '/healthz'],

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { useGateway } from '../helpers/gateway.js';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
+const gw = useGateway();
 
 describe('GET /ping', () => {
   it('answers an API key with status, message and timestamp', async () => {

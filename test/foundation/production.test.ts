@@ -1,24 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 // Production behind a TLS-terminating proxy on 127.0.0.1. (Without TRUSTED_PROXIES the same
 // X-Forwarded-Proto header is not believed: see startup.test.ts, which runs production that way.)
-let gw: TestGateway;
 let m: TestMerchant;
+const gw = useGateway({
+  env: {
+    NODE_ENV: 'production',
+    ...PRODUCTION_SECRETS,
+    TRUSTED_PROXIES: '127.0.0.1',
+    PUBLIC_URL: 'https://pay.example.com',
+  },
+});
 beforeAll(async () => {
-  gw = await startTestGateway({
-    env: {
-      NODE_ENV: 'production',
-      ...PRODUCTION_SECRETS,
-      TRUSTED_PROXIES: '127.0.0.1',
-      PUBLIC_URL: 'https://pay.example.com',
-    },
-  });
   m = await gw.merchant();
 });
-afterAll(async () => gw?.close());
 
 const viaProxy = { 'x-forwarded-proto': 'https' };
 

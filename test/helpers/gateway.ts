@@ -1,13 +1,15 @@
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock, type Clock } from '../../src/lib/clock.js';
-import { rotateApiKey } from '../../src/modules/api-keys/rotate-key.js';
-import { createMerchant } from '../../src/modules/merchants/create-merchant.js';
+import { inTransaction } from '../../src/context.js';
 import { DEFAULT_LOAD_LIMITS } from '../../src/http/load-shedding.js';
+import { rotateApiKey } from '../../src/modules/api-keys/index.js';
+import { createMerchant } from '../../src/modules/merchants/index.js';
 import { startGateway, type Gateway, type StartOptions } from '../../src/server.js';
 import type { Db } from '../../src/storage/db.js';
 import type { KeyMode, MerchantStatus } from '../../src/storage/schema.js';
 import { freshDatabaseUrl } from './database.js';
+import { useStarted } from './lifecycle.js';
 
 export interface CallOptions {
   headers?: Record<string, string>;
@@ -109,11 +111,10 @@ export async function startTestGateway(
 
   const merchant: TestGateway['merchant'] = async ({ mode = 'test', status, withLiveKey } = {}) => {
     const email = `merchant${++counter}-${Date.now()}@example.com`;
-    const created = await db.transaction().execute((trx) => createMerchant(trx, { email, password: PASSWORD, name: `Merchant ${counter}` }));
-    const apiKey = await db.transaction().execute((trx) => rotateApiKey(trx, clock, { userId: created.userId, mode }));
-    const liveKey = withLiveKey
-      ? await db.transaction().execute((trx) => rotateApiKey(trx, clock, { userId: created.userId, mode: 'live' }))
-      : undefined;
+    const ctx = { db, clock };
+    const created = await inTransaction(ctx, (trx) => createMerchant(trx, { email, password: PASSWORD, name: `Merchant ${counter}` }));
+    const apiKey = await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: created.userId, mode }));
+    const liveKey = withLiveKey ? await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: created.userId, mode: 'live' })) : undefined;
     if (status) await db.updateTable('merchants').set({ status }).where('id', '=', created.merchantId).execute();
     return { ...created, password: PASSWORD, apiKey, liveKey };
   };
@@ -133,4 +134,9 @@ export async function startTestGateway(
       if (undeclared.length > 0) throw new Error(`Answers the OpenAPI document does not declare:\n${[...new Set(undeclared)].join('\n')}`);
     },
   };
+}
+
+/** The one setup of a test file: a gateway started before its tests and closed after them. */
+export function useGateway(options: Parameters<typeof startTestGateway>[0] | (() => Parameters<typeof startTestGateway>[0]) = {}): TestGateway {
+  return useStarted(() => startTestGateway(typeof options === 'function' ? options() : options));
 }

@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type CallResult, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useGateway, type CallResult, type TestMerchant } from '../helpers/gateway.js';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
+const gw = useGateway();
 
 const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
 

@@ -1,3 +1,5 @@
+import { inTransaction } from '../../src/context.js';
+import { createCustomer } from '../../src/modules/customers/index.js';
 import { expect } from 'vitest';
 import type { CallResult, TestGateway } from '../helpers/gateway.js';
 
@@ -33,26 +35,13 @@ export async function mintToken(gw: TestGateway, apiKey: string, paymentRequestI
 /** ISO date-time `seconds` after the gateway's (manual) clock. */
 export const inSeconds = (gw: TestGateway, seconds: number) => new Date(gw.clock.now().getTime() + seconds * 1000).toISOString();
 
-/**
- * Customers are created through the customers API, which another module provides; these tests
- * only need a row to point at, so they write one directly.
- */
+/** A customer for requests to point at, made by the customers module's own action. */
 export async function insertCustomer(gw: TestGateway, merchant: { merchantId: number; userId: number }, livemode = false): Promise<number> {
-  const now = gw.clock.now();
-  const row = await gw.db
-    .insertInto('customers')
-    .values({
-      merchant_id: merchant.merchantId,
-      livemode,
-      user_id: merchant.userId,
-      name: 'Ada Lovelace',
-      email: `ada${++counter}@example.com`,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  const scope = { merchantId: merchant.merchantId, livemode, userId: merchant.userId };
+  const customer = await inTransaction({ db: gw.db, clock: gw.clock }, (trx) =>
+    createCustomer(trx, { name: 'Ada Lovelace', email: `ada${++counter}@example.com`, scope }),
+  );
+  return customer.id;
 }
 
 /** The error-guide body (not a problem record), with the expected error name and code. */

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { expectErrorGuide, inSeconds, requestBody } from './fixtures.js';
 
-let gw: TestGateway;
+const gw = useGateway();
 let m: TestMerchant;
 beforeAll(async () => {
-  gw = await startTestGateway();
   m = await gw.merchant();
 });
-afterAll(async () => gw?.close());
 
 const create = (body: unknown) => gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body });
 const countRequests = async () =>

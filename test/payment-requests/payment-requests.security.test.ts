@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { createRequest, expectErrorGuide, requestBody, type CreatedRequest } from './fixtures.js';
 
-let gw: TestGateway;
 let owner: TestMerchant;
 let stranger: TestMerchant;
 let testRequest: CreatedRequest;
 let liveRequest: CreatedRequest;
 
+const gw = useGateway();
 beforeAll(async () => {
-  gw = await startTestGateway();
   owner = await gw.merchant({ withLiveKey: true });
   stranger = await gw.merchant({ withLiveKey: true });
   testRequest = await createRequest(gw, owner.apiKey, { reference: 'owner-test-secret-ref' });
   liveRequest = await createRequest(gw, owner.liveKey!, { reference: 'owner-live-secret-ref' });
 });
-afterAll(async () => gw?.close());
 
 /** Every route that addresses one payment request by id. */
 const byIdRoutes = (id: number): Array<[string, string, unknown?]> => [

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { createRequest, expectErrorGuide, inSeconds, insertCustomer, requestBody } from './fixtures.js';
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => gw?.close());
+const gw = useGateway();
 
 const storedRow = (id: number) => gw.db.selectFrom('payment_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 

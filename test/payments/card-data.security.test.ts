@@ -1,15 +1,13 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, payer, waitForStatus } from './fixtures.js';
 
-let gw: TestGateway;
+const gw = useGateway({ env: { LOG_LEVEL: 'trace' } });
 let m: TestMerchant;
 beforeAll(async () => {
-  gw = await startTestGateway({ env: { LOG_LEVEL: 'trace' } });
   m = await gw.merchant();
 });
-afterAll(async () => gw?.close());
 
 // Distinctive CVVs, so a stray occurrence cannot be a coincidence of ids or amounts.
 const CVV3 = '739';

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, DECLINES, card, createRequest, h2hCard, payer, waitForStatus } from './fixtures.js';
 
-let gw: TestGateway;
+const gw = useGateway();
 let m: TestMerchant;
 beforeAll(async () => {
-  gw = await startTestGateway();
   m = await gw.merchant();
 });
-afterAll(async () => gw?.close());
 
 const PATHS = {
   h2h: (id: number) => `/payments/h2h/${id}`,

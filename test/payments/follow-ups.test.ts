@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, card, createRequest, waitForStatus } from './fixtures.js';
 
-let gw: TestGateway;
 let m: TestMerchant;
+const gw = useGateway({ env: { PROCESSOR_TIMEOUT_MS: '300' } });
 beforeAll(async () => {
   // A short processor time-out so the hang control below exercises the time-out path quickly.
-  gw = await startTestGateway({ env: { PROCESSOR_TIMEOUT_MS: '300' } });
   m = await gw.merchant();
 });
-afterAll(async () => gw?.close());
 
 async function pay(extra: Record<string, unknown> = {}, processor = 'acme', headers?: Record<string, string>, amount = 10.5) {
   const id = await createRequest(gw, m, amount);

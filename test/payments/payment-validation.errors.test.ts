@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, card, createRequest, h2hCard, payer } from './fixtures.js';
 
-let gw: TestGateway;
+const gw = useGateway();
 let m: TestMerchant;
 let requestId: number;
 beforeAll(async () => {
-  gw = await startTestGateway();
   m = await gw.merchant();
   requestId = await createRequest(gw, m);
 });
-afterAll(async () => gw?.close());
 
 const h2h = (body: unknown) => gw.call('POST', `/payments/h2h/${requestId}`, { apiKey: m.apiKey, body });
 const acme = (body: unknown) => gw.call('POST', `/payments/creditCard/acme/${requestId}`, { apiKey: m.apiKey, body });

@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { PASSWORD, useGateway, type CallResult } from '../helpers/gateway.js';
 
 // In-memory counters (no REDIS_URL); shared-counters.test.ts covers Redis.
 const MAX = 5;
 const WINDOW = 60;
 const POLICY = `"default";q=${MAX};w=${WINDOW}`;
 
-let gw: TestGateway;
-beforeAll(async () => {
-  gw = await startTestGateway({ env: { RATE_LIMIT_MAX: String(MAX), RATE_LIMIT_WINDOW_SECONDS: String(WINDOW) } });
-});
-afterAll(async () => gw?.close());
+const gw = useGateway({ env: { RATE_LIMIT_MAX: String(MAX), RATE_LIMIT_WINDOW_SECONDS: String(WINDOW) } });
 
 /** Moves the clock to the start of the next window, so each test starts with full quotas. */
 function startOfNextWindow(): void {

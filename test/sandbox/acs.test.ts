@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardRequest, startHarness, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { cardRequest, useHarness } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 /** The payer's browser submitting one of the ACS page's forms. */
 function decide(challengeUrl: string, decision: 'approve' | 'deny') {

@@ -1,12 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardRequest, Receiver, SECRET, startHarness, until, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { cardRequest, Receiver, SECRET, useHarness, until } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 /** A globex payment (its outcome always comes by callback) with an optional X-Sandbox-Callback. */
 async function globexPayment(number = '4242424242424242', mode?: string): Promise<string> {

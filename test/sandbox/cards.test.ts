@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardRequest, startHarness, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { cardRequest, useHarness } from './harness.js';
 
 // decisions.md "Sandbox behaviour", restated here so the test checks the sandbox against the table.
 const APPROVING = ['4242424242424242', '5555555555554444', '378282246310005', '4111111111111111'];
@@ -12,11 +12,7 @@ const DECLINING: Array<[string, string, string]> = [
 ];
 const CHALLENGE_CARDS = ['4000002760003184', '4000008400001629'];
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 describe('acme answers the card table synchronously', () => {
   it.each(APPROVING)('%s is approved and captured', async (number) => {

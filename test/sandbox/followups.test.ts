@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardRequest, reference, startHarness, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { cardRequest, reference, startHarness, useHarness } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const h = useHarness();
 
 describe.each(['acme', 'globex'] as const)('%s follow-up operations', (processor) => {
   const base = `/${processor}/v1/payments`;

@@ -1,3 +1,4 @@
+import { useStarted } from '../helpers/lifecycle.js';
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/server.js';
@@ -117,4 +118,9 @@ export function cardRequest(number: string, overrides: Record<string, unknown> =
     card: { number, expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvv: number.startsWith('37') ? '1234' : '123', holder: 'Jane Doe' },
     ...overrides,
   };
+}
+
+/** The one setup of a sandbox test file: a harness started before its tests and closed after them. */
+export function useHarness(options: Partial<SandboxOptions> = {}): Harness {
+  return useStarted(() => startHarness(options));
 }

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reference, startHarness, until, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { reference, useHarness, until } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  // A short collect lifetime so timeout@upi expires within the test (the sandbox's own clock).
-  h = await startHarness({ upiCollectTtlSeconds: 1 });
-});
-afterAll(async () => h?.close());
+// A short collect lifetime so timeout@upi expires within the test (the sandbox's own clock).
+const h = useHarness({ upiCollectTtlSeconds: 1 });
 
 function collect(upiId: string, ref = reference()) {
   return h.call('POST', '/upi/v1/collect', { reference: ref, amount: 49900, currency: 'INR', upiId });

@@ -50,3 +50,8 @@ export async function insertKey(
 export async function liveKeyEverIssued(db: Db): Promise<boolean> {
   return (await db.selectFrom('api_keys').select('id').where('mode', '=', 'live').limit(1).executeTakeFirst()) !== undefined;
 }
+
+/** The key's owner, locked so concurrent rotations queue up. */
+export async function lockUser(db: Db, userId: number) {
+  return db.selectFrom('users').select(['id', 'merchant_id']).where('id', '=', userId).forUpdate().executeTakeFirst();
+}

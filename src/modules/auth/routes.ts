@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.js';
-import type { App, AppContext } from '../../app.js';
-import { rotateApiKey } from '../api-keys/rotate-key.js';
+import { inTransaction, type App, type AppContext } from '../../context.js';
+import { rotateApiKey } from '../api-keys/index.js';
 import { login } from './login.js';
 
 const LoginBody = Type.Object(
@@ -28,7 +28,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
       },
       config: { auth: 'none' },
     },
-    async (request) => login({ db: ctx.db, clock: ctx.clock, tokens: ctx.tokens }, request.body),
+    async (request) => login(ctx, request.body),
   );
 
   app.put(
@@ -49,7 +49,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
         throw new AppError('FORBIDDEN', 'You may only generate an API key for your own user');
       }
       const mode = request.query.mode ?? 'test';
-      const key = await ctx.db.transaction().execute((trx) => rotateApiKey(trx, ctx.clock, { userId: actor.userId, mode }));
+      const key = await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: actor.userId, mode }));
       // The body is a JSON string ("svc_…"): Fastify would send a bare string reply as text/plain, unquoted.
       return reply.type('application/json').send(JSON.stringify(key));
     },

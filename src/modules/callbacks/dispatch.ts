@@ -13,6 +13,9 @@ export type CallbackEvent =
  */
 export type CallbackHandler = (event: CallbackEvent, trx: Db) => Promise<void>;
 
+/** What a module contributes: its handler per provider source (composed by app.ts). */
+export type CallbackHandlerMap = Partial<Record<ProviderSource, CallbackHandler>>;
+
 /**
  * Where feature modules (payments, refunds, 3-D Secure) subscribe to provider callbacks.
  * Several handlers may share a source; they run in registration order.

@@ -1,19 +1,11 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { JobDefinition } from '../../jobs/queue.js';
-import type { Clock } from '../../lib/clock.js';
+import type { AppContext } from '../../context.js';
+import type { JobHandlers } from '../../jobs/queue.js';
 import type { Db } from '../../storage/db.js';
-import type { CallbackEvent, CallbackHandlers } from './dispatch.js';
+import type { CallbackEvent } from './dispatch.js';
 import { lockCallbackEvent, markCallbackProcessed, recordProcessingError, type CallbackEventRow } from './repository.js';
 import { isKnownStatus, PROVIDER_SOURCES, type ProviderSource } from './schemas.js';
 
-export const CALLBACK_PROCESS_JOB = 'callback.process';
-
-export interface CallbackProcessingDeps {
-  db: Db;
-  clock: Clock;
-  logger: FastifyBaseLogger;
-  callbackHandlers: CallbackHandlers;
-}
+export type CallbackProcessingContext = Pick<AppContext, 'db' | 'clock' | 'callbackHandlers'>;
 
 const isProviderSource = (source: string): source is ProviderSource => (PROVIDER_SOURCES as readonly string[]).includes(source);
 
@@ -22,7 +14,8 @@ const isProviderSource = (source: string): source is ProviderSource => (PROVIDER
  * processed event is left alone, and the handlers' effects commit together with processed_at.
  * On a handler error everything rolls back, the error is noted on the event, and the job retries.
  */
-export async function processCallbackEvent(deps: CallbackProcessingDeps, callbackEventId: number): Promise<void> {
+export async function processCallbackEvent(deps: CallbackProcessingContext, input: { callbackEventId: number }): Promise<void> {
+  const { callbackEventId } = input;
   try {
     await deps.db.transaction().execute(async (trx) => {
       const row = await lockCallbackEvent(trx, callbackEventId);
@@ -37,7 +30,7 @@ export async function processCallbackEvent(deps: CallbackProcessingDeps, callbac
 }
 
 /** Returns a note when the event was deliberately not handled. */
-async function dispatch(deps: CallbackProcessingDeps, trx: Db, row: CallbackEventRow, source: ProviderSource): Promise<string | null> {
+async function dispatch(deps: CallbackProcessingContext, trx: Db, row: CallbackEventRow, source: ProviderSource): Promise<string | null> {
   if (!isKnownStatus(source, row.status ?? '')) {
     return `status "${row.status}" is not one /callbacks/${source} processes; stored only`;
   }
@@ -48,11 +41,6 @@ async function dispatch(deps: CallbackProcessingDeps, trx: Db, row: CallbackEven
   return null;
 }
 
-export function callbackProcessingJob(deps: CallbackProcessingDeps): JobDefinition<{ callbackEventId: number }> {
-  return {
-    kind: CALLBACK_PROCESS_JOB,
-    maxAttempts: 10,
-    timeoutSeconds: 60,
-    handle: (payload) => processCallbackEvent(deps, payload.callbackEventId),
-  };
+export function callbackJobs(ctx: CallbackProcessingContext): JobHandlers {
+  return { 'callback.process': (payload) => processCallbackEvent(ctx, payload) };
 }

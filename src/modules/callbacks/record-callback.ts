@@ -1,8 +1,7 @@
+import { dedupeKey } from '../../jobs/catalog.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Db } from '../../storage/db.js';
+import type { DbContext } from '../../context.js';
 import type { CallbackEventSource } from '../../storage/schema.js';
-import { CALLBACK_PROCESS_JOB } from './process-callback-event.js';
 import { insertCallbackEvent } from './repository.js';
 import type { ProviderCallback, ProviderSource } from './schemas.js';
 
@@ -17,12 +16,11 @@ export interface RecordedCallback {
  * a no-op (decisions.md: acknowledged, no second effect).
  */
 export async function recordProviderCallback(
-  trx: Db,
-  clock: Clock,
+  ctx: DbContext,
   input: { source: ProviderSource; body: ProviderCallback; rawBody: string },
 ): Promise<RecordedCallback> {
-  const now = clock.now();
-  const id = await insertCallbackEvent(trx, {
+  const now = ctx.clock.now();
+  const id = await insertCallbackEvent(ctx.db, {
     source: input.source,
     event_id: input.body.eventId,
     transaction_id: input.body.transactionId,
@@ -35,7 +33,7 @@ export async function recordProviderCallback(
     received_at: now,
   });
   if (id === undefined) return { id, duplicate: true };
-  await enqueueJob(trx, { kind: CALLBACK_PROCESS_JOB, payload: { callbackEventId: id }, runAt: now, dedupeKey: `${CALLBACK_PROCESS_JOB}:${id}` });
+  await enqueueJob(ctx.db, 'callback.process', { payload: { callbackEventId: id }, runAt: now, merchantId: null, dedupeKey: dedupeKey('callback.process', id) });
   return { id, duplicate: false };
 }
 
@@ -45,8 +43,7 @@ export async function recordProviderCallback(
  * (strings and arrays of strings, so serialising them cannot recurse deeply).
  */
 export async function recordTestCallback(
-  db: Db,
-  clock: Clock,
+  ctx: DbContext,
   input: {
     source: Extract<CallbackEventSource, `test/${string}`>;
     eventId: string | null;
@@ -55,8 +52,8 @@ export async function recordTestCallback(
     signatureValid: boolean | null;
   },
 ): Promise<number> {
-  const now = clock.now();
-  const id = await insertCallbackEvent(db, {
+  const now = ctx.clock.now();
+  const id = await insertCallbackEvent(ctx.db, {
     source: input.source,
     event_id: input.eventId,
     transaction_id: null,

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../app.js';
+import { inTransaction, type App, type AppContext } from '../../context.js';
 import { registerJsonParsers } from '../../http/json-body.js';
-import { callbackProcessingJob } from './process-callback-event.js';
 import { recordProviderCallback } from './record-callback.js';
 import {
   isKnownStatus,
@@ -27,10 +26,8 @@ const DESCRIPTION =
   'INVALID_WEBHOOK_SIGNATURE (WH001) before the body is validated. A verified event is stored before the 200; the same ' +
   'eventId again answers 200 with duplicate: true and has no second effect. Processing happens after the answer.';
 
-/** Wiring of the callbacks module: the processing job, the signed provider receivers and the test endpoints. */
-export function callbackRoutes(app: App, ctx: AppContext): void {
-  ctx.jobs.register(callbackProcessingJob(ctx));
-  app.register(async (scope) => providerReceivers(scope as App, ctx));
+/** The routes of the callbacks module: the signed provider receivers and the test endpoints. */
+export function callbackRoutes(app: App, ctx: AppContext): void {  app.register(async (scope) => providerReceivers(scope as App, ctx));
   testCallbackRoutes(app, ctx);
 }
 
@@ -70,9 +67,7 @@ function requireSignature(request: FastifyRequest, secret: string, signed: strin
 }
 
 async function receive(ctx: AppContext, request: FastifyRequest, source: ProviderSource, body: ProviderCallback) {
-  const recorded = await ctx.db
-    .transaction()
-    .execute((trx) => recordProviderCallback(trx, ctx.clock, { source, body, rawBody: request.rawBody! }));
+  const recorded = await inTransaction(ctx, (trx) => recordProviderCallback(trx, { source, body, rawBody: request.rawBody! }));
   const known = isKnownStatus(source, body.status);
   request.log.info(
     {

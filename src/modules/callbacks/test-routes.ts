@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../app.js';
+import type { App, AppContext } from '../../context.js';
 import { recordTestCallback } from './record-callback.js';
 import { TestReceivedResponse } from './schemas.js';
 import { checkSignature, SIGNATURE_HEADER } from './signature.js';
@@ -102,7 +102,7 @@ async function record(
   const eventId = eventIdOf(source === 'test/text' ? (payload as { query: unknown }).query : payload);
   // test/json keeps the text it received (an empty body is JSON null); the others their flat fields.
   const stored = source === 'test/json' ? { json: rawBody.trim() === '' ? 'null' : rawBody } : { fields: payload };
-  const id = await recordTestCallback(ctx.db, ctx.clock, { source, eventId, payload: stored, rawBody, signatureValid });
+  const id = await recordTestCallback(ctx, { source, eventId, payload: stored, rawBody, signatureValid });
   request.log.info({ callback: { source, eventId, signatureValid, callbackEventId: id } }, 'callback received');
   return { received: true as const, eventId, ...(signatureValid === null ? {} : { signatureValid }) };
 }

@@ -1,7 +1,14 @@
 import { AppError } from '../../errors.js';
-import type { CardSource } from '../payments/submit-card-payment.js';
 import { bin, cardBrand, cvvLength, isExpired, last4, parseExpiration, passesLuhn } from './card-number.js';
 import type { Vault } from './vault.js';
+
+/** A card as the payer typed it (a payment's source). */
+export interface TypedCard {
+  number: string;
+  expiration: string;
+  cvv: string;
+  holder: string;
+}
 
 export interface CheckedCard {
   number: string;
@@ -12,7 +19,7 @@ export interface CheckedCard {
 }
 
 /** Rejects what no processor should see: Luhn failure, bad or past expiry, CVV length for the brand. */
-export function checkCard(source: Extract<CardSource, { kind: 'card' }>, now: Date): CheckedCard {
+export function checkCard(source: TypedCard, now: Date): CheckedCard {
   const invalid = (field: string, reason: string) =>
     new AppError('INVALID_CARD', `The card ${field} is invalid: ${reason}`, { details: { field, reason } });
   if (!/^\d+$/.test(source.number) || !passesLuhn(source.number)) throw invalid('number', 'failed the Luhn check');

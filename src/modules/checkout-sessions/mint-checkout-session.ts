@@ -1,8 +1,6 @@
-import { notFound } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Db } from '../../storage/db.js';
-import { findPaymentRequest, type MerchantScope } from '../payment-requests/repository.js';
-import { assertOpen } from '../payment-requests/status.js';
+import type { DbContext } from '../../context.js';
+import type { MerchantScope } from '../../lib/scope.js';
+import { assertOpen, getPaymentRequest } from '../payment-requests/index.js';
 import { insertCheckoutSession } from './repository.js';
 import { CHECKOUT_TOKEN_TTL_SECONDS, generateCheckoutToken } from './tokens.js';
 
@@ -11,15 +9,15 @@ import { CHECKOUT_TOKEN_TTL_SECONDS, generateCheckoutToken } from './tokens.js';
  * only as a hash. Several live tokens per request are fine (a payer may reload the page);
  * whatever they are used for re-checks the request's status.
  */
-export async function mintCheckoutSession(db: Db, clock: Clock, scope: MerchantScope, paymentRequestId: number) {
-  const request = await findPaymentRequest(db, scope, paymentRequestId);
-  if (!request) throw notFound(`payment request ${paymentRequestId}`);
-  const now = clock.now();
+export async function mintCheckoutSession(ctx: DbContext, input: { scope: MerchantScope; paymentRequestId: number }) {
+  const { scope } = input;
+  const request = await getPaymentRequest(ctx, { scope, id: input.paymentRequestId });
+  const now = ctx.clock.now();
   assertOpen(request, now, 'get a checkout session token');
 
   const { token, hash } = generateCheckoutToken();
   const expiresAt = new Date(now.getTime() + CHECKOUT_TOKEN_TTL_SECONDS * 1000);
-  await insertCheckoutSession(db, {
+  await insertCheckoutSession(ctx.db, {
     merchant_id: scope.merchantId,
     livemode: scope.livemode,
     payment_request_id: request.id,

@@ -1,15 +1,10 @@
-import type { App, AppContext } from '../../app.js';
+import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { requireMerchant } from '../../http/credentials.js';
-import { scopeOf } from '../payment-requests/repository.js';
+import { merchantScopeOf, requireMerchant } from '../../http/credentials.js';
 import { mintCheckoutSession } from './mint-checkout-session.js';
 import { CheckoutSession, CheckoutSessionParams, MintCheckoutSessionBody } from './schemas.js';
-import { checkoutTokenVerifier } from './verifier.js';
 
 export function checkoutSessionRoutes(app: App, ctx: AppContext): void {
-  // The credential check reads ctx per request, so from here on X-Checkout-Token is honoured.
-  ctx.checkoutVerifier = checkoutTokenVerifier(ctx);
-
   app.post(
     '/payment-requests/:paymentRequestId/checkout-session',
     {
@@ -20,7 +15,7 @@ export function checkoutSessionRoutes(app: App, ctx: AppContext): void {
         body: MintCheckoutSessionBody,
         response: { 200: CheckoutSession },
       },
-      // No `checkout` flag: a checkout token can never mint another token (403).
+      // Not on the checkout-token allow-list (http/route-policy.ts): a token can never mint another token (403).
       config: { auth: 'api_key' },
       preValidation: async (request) => {
         request.body ??= {};
@@ -30,7 +25,7 @@ export function checkoutSessionRoutes(app: App, ctx: AppContext): void {
       const actor = requireMerchant(request);
       // The credential check already refuses tokens here; this keeps it true if the route config changes.
       if (actor.kind !== 'api_key') throw new AppError('FORBIDDEN', 'A checkout session token cannot mint another token');
-      return mintCheckoutSession(ctx.db, ctx.clock, scopeOf(actor), request.params.paymentRequestId);
+      return mintCheckoutSession(ctx, { scope: merchantScopeOf(request), paymentRequestId: request.params.paymentRequestId });
     },
   );
 }

@@ -1,4 +1,4 @@
-import type { CheckoutActor, CheckoutTokenVerifier } from '../../http/credentials.js';
+import type { CheckoutActor, CheckoutTokenVerifier } from '../../http/actors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Db } from '../../storage/db.js';
 import { findUnexpiredSession } from './repository.js';

@@ -1,6 +1,5 @@
 import { conflict } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Db } from '../../storage/db.js';
+import type { DbContext } from '../../context.js';
 import { findCustomer, insertCustomer, isMemberIdTaken, type CustomerScope } from './repository.js';
 import type { CreateCustomerInput, Customer } from './schemas.js';
 
@@ -8,17 +7,13 @@ export const memberIdTaken = (memberId: string | null | undefined) =>
   conflict(`memberId '${memberId}' is already used by another customer`, { field: 'memberId', value: memberId });
 
 /** Creates a customer of the caller's merchant and mode. The caller owns the transaction. */
-export async function createCustomer(
-  trx: Db,
-  clock: Clock,
-  scope: CustomerScope & { userId: number },
-  input: CreateCustomerInput,
-): Promise<Customer> {
+export async function createCustomer(ctx: DbContext, input: CreateCustomerInput & { scope: CustomerScope & { userId: number } }): Promise<Customer> {
+  const { scope } = input;
   let id: number;
   try {
-    id = await insertCustomer(trx, {
+    id = await insertCustomer(ctx.db, {
       ...scope,
-      now: clock.now(),
+      now: ctx.clock.now(),
       name: input.name,
       email: input.email,
       address: input.address ?? null,
@@ -30,5 +25,5 @@ export async function createCustomer(
     if (isMemberIdTaken(error)) throw memberIdTaken(input.memberId);
     throw error;
   }
-  return (await findCustomer(trx, scope, id))!;
+  return (await findCustomer(ctx.db, scope, id))!;
 }

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../app.js';
-import { AppError, notFound } from '../../errors.js';
+import { inTransaction, type App, type AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
 import { requireMerchant } from '../../http/credentials.js';
 import { createCustomer } from './create-customer.js';
-import { listCustomers } from './list-customers.js';
-import { findCustomer, type CustomerScope } from './repository.js';
+import { getCustomer, listCustomers } from './list-customers.js';
+import type { CustomerScope } from './repository.js';
 import { CreateCustomerBody, Customer, CustomerList, CustomerParams, ListCustomersQuery, UpdateCustomerBody } from './schemas.js';
 import { updateCustomer } from './update-customer.js';
 
@@ -27,7 +27,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const scope = callerScope(request);
-      return ctx.db.transaction().execute((trx) => createCustomer(trx, ctx.clock, scope, request.body));
+      return inTransaction(ctx, (trx) => createCustomer(trx, { ...request.body, scope }));
     },
   );
 
@@ -42,7 +42,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
       },
       config: { auth: 'api_key' },
     },
-    async (request) => listCustomers(ctx.db, callerScope(request), request.query),
+    async (request) => listCustomers(ctx, { scope: callerScope(request), query: request.query }),
   );
 
   app.get(
@@ -51,11 +51,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
       schema: { summary: 'Get a customer record', tags, params: CustomerParams, response: { 200: Customer } },
       config: { auth: 'api_key' },
     },
-    async (request) => {
-      const customer = await findCustomer(ctx.db, callerScope(request), request.params.id);
-      if (!customer) throw notFound('customer');
-      return customer;
-    },
+    async (request) => getCustomer(ctx, { scope: callerScope(request), id: request.params.id }),
   );
 
   app.patch(
@@ -72,7 +68,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const scope = callerScope(request);
-      return ctx.db.transaction().execute((trx) => updateCustomer(trx, ctx.clock, scope, request.params.id, request.body));
+      return inTransaction(ctx, (trx) => updateCustomer(trx, { scope, id: request.params.id, changes: request.body }));
     },
   );
 }

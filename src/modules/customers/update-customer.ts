@@ -1,6 +1,5 @@
 import { AppError, notFound } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Db } from '../../storage/db.js';
+import type { DbContext } from '../../context.js';
 import { memberIdTaken } from './create-customer.js';
 import { findCustomer, isMemberIdTaken, updateCustomerRow, type CustomerChanges, type CustomerScope } from './repository.js';
 import { UPDATABLE_FIELDS, type Customer, type UpdateCustomerInput } from './schemas.js';
@@ -10,14 +9,9 @@ import { UPDATABLE_FIELDS, type Customer, type UpdateCustomerInput } from './sch
  * rather than treated as a no-op: it is almost always a client bug (a misspelt field name,
  * visible in X-Ignored-Fields). The caller owns the transaction.
  */
-export async function updateCustomer(
-  trx: Db,
-  clock: Clock,
-  scope: CustomerScope,
-  id: number,
-  input: UpdateCustomerInput,
-): Promise<Customer> {
-  const { memberId, ...rest } = input;
+export async function updateCustomer(ctx: DbContext, input: { scope: CustomerScope; id: number; changes: UpdateCustomerInput }): Promise<Customer> {
+  const { scope, id } = input;
+  const { memberId, ...rest } = input.changes;
   const changes: CustomerChanges = { ...rest, ...(memberId !== undefined ? { member_id: memberId } : {}) };
   if (Object.keys(changes).length === 0) {
     throw new AppError('VALIDATION_ERROR', `Send at least one field to change: ${UPDATABLE_FIELDS.join(', ')}`, {
@@ -26,11 +20,11 @@ export async function updateCustomer(
   }
   let updated: boolean;
   try {
-    updated = await updateCustomerRow(trx, scope, id, changes, clock.now());
+    updated = await updateCustomerRow(ctx.db, scope, id, changes, ctx.clock.now());
   } catch (error) {
     if (isMemberIdTaken(error)) throw memberIdTaken(memberId);
     throw error;
   }
   if (!updated) throw notFound('customer');
-  return (await findCustomer(trx, scope, id))!;
+  return (await findCustomer(ctx.db, scope, id))!;
 }

@@ -1,6 +1,6 @@
 import { AppError, conflict, invalidFormat } from '../../errors.js';
 import type { Db } from '../../storage/db.js';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.js';
+import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
 import { findUserByEmail, insertMerchant, insertUser } from './repository.js';
 
 export interface CreateMerchantInput {
@@ -28,7 +28,8 @@ export function validateMerchantInput(input: CreateMerchantInput): { email: stri
 }
 
 /** Creates a merchant account and its first user. The caller owns the transaction. */
-export async function createMerchant(db: Db, input: CreateMerchantInput) {
+export async function createMerchant(ctx: { db: Db }, input: CreateMerchantInput) {
+  const { db } = ctx;
   const { email, name } = validateMerchantInput(input);
   if (await findUserByEmail(db, email)) throw conflict(`a user with e-mail ${email} already exists`);
 

@@ -1,7 +1,6 @@
 import { randomBase62 } from '../../lib/crypto.js';
-import type { Clock } from '../../lib/clock.js';
-import type { Db } from '../../storage/db.js';
-import { rotateApiKey } from '../api-keys/rotate-key.js';
+import { inTransaction, type DbContext } from '../../context.js';
+import { rotateApiKey } from '../api-keys/index.js';
 import { createMerchant } from './create-merchant.js';
 import { countMerchants } from './repository.js';
 
@@ -14,13 +13,13 @@ export interface DemoCredentials {
 }
 
 /** Development only: on an empty store, a merchant a newcomer can use within a minute. */
-export async function seedDemoMerchant(db: Db, clock: Clock): Promise<DemoCredentials | undefined> {
-  return db.transaction().execute(async (trx) => {
-    if ((await countMerchants(trx)) > 0) return undefined;
+export async function seedDemoMerchant(ctx: DbContext): Promise<DemoCredentials | undefined> {
+  return inTransaction(ctx, async (trx) => {
+    if ((await countMerchants(trx.db)) > 0) return undefined;
     const password = randomBase62(16);
     const email = 'demo@example.com';
     const created = await createMerchant(trx, { email, password, name: 'Demo Merchant' });
-    const apiKey = await rotateApiKey(trx, clock, { userId: created.userId, mode: 'test' });
+    const apiKey = await rotateApiKey(trx, { userId: created.userId, mode: 'test' });
     return { email, password, userId: created.userId, merchantId: created.merchantId, apiKey };
   });
 }

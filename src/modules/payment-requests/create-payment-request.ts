@@ -1,16 +1,16 @@
 import { invalidFormat, notFound } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
+import type { DbContext } from '../../context.js';
 import { minorUnit, normalizeCurrency, toMinor } from '../../lib/money.js';
-import type { Db } from '../../storage/db.js';
 import { scheduleExpiry } from './expire-payment-request.js';
 import { customerExists, insertPaymentRequest, type MerchantScope } from './repository.js';
 import type { CreatePaymentRequestInput } from './schemas.js';
 
 /**
  * Creates an open payment request. The body's shape and bounds are already checked by its
- * schema; this checks what needs the currency, the clock or the database. Caller owns `trx`.
+ * schema; this checks what needs the currency, the clock or the database. Caller owns the transaction.
  */
-export async function createPaymentRequest(trx: Db, clock: Clock, scope: MerchantScope, input: CreatePaymentRequestInput) {
+export async function createPaymentRequest(ctx: DbContext, input: CreatePaymentRequestInput & { scope: MerchantScope }) {
+  const { scope } = input;
   const currency = normalizeCurrency(input.currency);
   if (!currency) {
     throw invalidFormat('currency', input.currency, `currency '${input.currency}' is not an active ISO 4217 currency code (e.g. EUR, USD, JPY)`);
@@ -20,17 +20,17 @@ export async function createPaymentRequest(trx: Db, clock: Clock, scope: Merchan
     const digits = minorUnit(currency);
     throw invalidFormat('amount', input.amount, `amount must have at most ${digits} decimal${digits === 1 ? '' : 's'} for ${currency}`);
   }
-  const now = clock.now();
+  const now = ctx.clock.now();
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   if (expiresAt && expiresAt.getTime() <= now.getTime()) {
     throw invalidFormat('expiresAt', input.expiresAt, 'expiresAt must be in the future');
   }
   const customerId = input.customerId ?? null;
-  if (customerId !== null && !(await customerExists(trx, scope, customerId))) {
+  if (customerId !== null && !(await customerExists(ctx.db, scope, customerId))) {
     throw notFound(`customer ${customerId}`);
   }
 
-  const row = await insertPaymentRequest(trx, {
+  const row = await insertPaymentRequest(ctx.db, {
     merchant_id: scope.merchantId,
     livemode: scope.livemode,
     amount,
@@ -44,6 +44,6 @@ export async function createPaymentRequest(trx: Db, clock: Clock, scope: Merchan
     created_at: now,
     updated_at: now,
   });
-  if (row.expires_at) await scheduleExpiry(trx, { ...row, expires_at: row.expires_at });
+  if (row.expires_at) await scheduleExpiry(ctx.db, { ...row, expires_at: row.expires_at });
   return row;
 }

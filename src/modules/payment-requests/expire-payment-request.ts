@@ -1,26 +1,18 @@
-import { enqueueJob, type JobDefinition } from '../../jobs/queue.js';
-import type { Clock } from '../../lib/clock.js';
+import { inTransaction, type AppContext } from '../../context.js';
+import { dedupeKey, type JobPayloads } from '../../jobs/catalog.js';
+import { enqueueJob, type JobHandlers } from '../../jobs/queue.js';
 import type { Db } from '../../storage/db.js';
-import { recordEvent } from '../outbox.js';
+import { insertEvent } from '../events/index.js';
 import { presentPaymentRequest } from './present.js';
 import { expireOpenPaymentRequest } from './repository.js';
 
-export const EXPIRE_JOB_KIND = 'payment_request.expire';
-
-interface ExpirePayload {
-  paymentRequestId: number;
-  merchantId: number;
-}
-
 /** Written in the creating transaction, so every request with an expiry has exactly one job. */
 export async function scheduleExpiry(trx: Db, request: { id: number; merchant_id: number; expires_at: Date }): Promise<void> {
-  const payload: ExpirePayload = { paymentRequestId: request.id, merchantId: request.merchant_id };
-  await enqueueJob(trx, {
-    kind: EXPIRE_JOB_KIND,
-    payload,
+  await enqueueJob(trx, 'payment_request.expire', {
+    payload: { paymentRequestId: request.id, merchantId: request.merchant_id },
     runAt: request.expires_at,
     merchantId: request.merchant_id,
-    dedupeKey: `${EXPIRE_JOB_KIND}:${request.id}`,
+    dedupeKey: dedupeKey('payment_request.expire', request.id),
   });
 }
 
@@ -28,31 +20,27 @@ export async function scheduleExpiry(trx: Db, request: { id: number; merchant_id
  * Marks the request expired if it is still open. Anything else (paid, canceled, already
  * expired, or a payment in progress) is final for this job: the conditional update does nothing.
  */
-export async function expirePaymentRequest(db: Db, clock: Clock, checkoutUrl: string, payload: ExpirePayload) {
-  const now = clock.now();
-  return db.transaction().execute(async (trx) => {
-    const expired = await expireOpenPaymentRequest(trx, payload.merchantId, payload.paymentRequestId, now);
+export async function expirePaymentRequest(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>, input: JobPayloads['payment_request.expire']) {
+  const now = ctx.clock.now();
+  return inTransaction(ctx, async (trx) => {
+    const expired = await expireOpenPaymentRequest(trx.db, input.merchantId, input.paymentRequestId, now);
     if (expired) {
-      await recordEvent(trx, {
+      await insertEvent(trx.db, 'payment_request.expired', {
         merchantId: expired.merchant_id,
         livemode: expired.livemode,
-        type: 'payment_request.expired',
         objectId: expired.id,
-        object: presentPaymentRequest(expired, now, checkoutUrl) as unknown as Record<string, unknown>,
-        now,
-      });
+        payload: presentPaymentRequest(expired, now, ctx.config.checkoutUrl),
+        createdAt: now,
+      }).execute();
     }
     return expired;
   });
 }
 
-export function expiryJob(deps: { db: Db; clock: Clock; checkoutUrl: string }): JobDefinition<ExpirePayload> {
+export function paymentRequestJobs(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>): JobHandlers {
   return {
-    kind: EXPIRE_JOB_KIND,
-    maxAttempts: 10,
-    timeoutSeconds: 30,
-    handle: async (payload) => {
-      await expirePaymentRequest(deps.db, deps.clock, deps.checkoutUrl, payload);
+    'payment_request.expire': async (payload) => {
+      await expirePaymentRequest(ctx, payload);
     },
   };
 }

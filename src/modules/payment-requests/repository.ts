@@ -1,20 +1,11 @@
 import type { Insertable } from 'kysely';
-import type { ApiKeyActor, CheckoutActor } from '../../http/credentials.js';
+import type { MerchantScope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
 import { requestSourcesFor } from '../state-machine.js';
 import type { PaymentRequestStatus, PaymentRequestsTable } from '../../storage/schema.js';
 import { hasEffectiveStatus, openAt } from './status.js';
 
-/** One merchant in one mode: test keys see only livemode=false rows, live keys only livemode=true. */
-export interface MerchantScope {
-  merchantId: number;
-  livemode: boolean;
-}
-
-export const scopeOf = (actor: ApiKeyActor | CheckoutActor): MerchantScope => ({
-  merchantId: actor.merchantId,
-  livemode: actor.mode === 'live',
-});
+export type { MerchantScope };
 
 export async function insertPaymentRequest(db: Db, values: Insertable<PaymentRequestsTable>) {
   return db.insertInto('payment_requests').values(values).returningAll().executeTakeFirstOrThrow();
@@ -93,4 +84,40 @@ export async function customerExists(db: Db, scope: MerchantScope, customerId: n
     .where('livemode', '=', scope.livemode)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Payments are read here, never written: the payments module owns the table. The latest attempt of a request. */
+export async function findLastPayment(db: Db, scope: MerchantScope, paymentRequestId: number) {
+  return db
+    .selectFrom('payments')
+    .select(['id', 'status', 'decline_code'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where('payment_request_id', '=', paymentRequestId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Locks the request and returns what it has been paid and refunded so far. */
+export async function lockPaidTotals(db: Db, merchantId: number, id: number) {
+  return db
+    .selectFrom('payment_requests')
+    .select(['amount_paid', 'amount_refunded'])
+    .where('id', '=', id)
+    .where('merchant_id', '=', merchantId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
+/** paid/partially refunded → (partially) refunded with the new refunded total, through the state machine. */
+export async function setRefunded(db: Db, merchantId: number, id: number, to: 'refunded' | 'partially_refunded', refunded: number, now: Date) {
+  return db
+    .updateTable('payment_requests')
+    .set({ amount_refunded: refunded, status: to, updated_at: now })
+    .where('id', '=', id)
+    .where('merchant_id', '=', merchantId)
+    .where('status', 'in', requestSourcesFor(to))
+    .returningAll()
+    .executeTakeFirst();
 }

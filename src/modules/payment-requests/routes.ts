@@ -1,13 +1,11 @@
-import type { App, AppContext } from '../../app.js';
-import { notFound } from '../../errors.js';
-import { requireMerchant } from '../../http/credentials.js';
+import { inTransaction, type App, type AppContext } from '../../context.js';
+import { merchantScopeOf } from '../../http/credentials.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';
-import { expiryJob } from './expire-payment-request.js';
+import { getPaymentRequest } from './get-payment-request.js';
 import { getPaymentRequestStatus } from './get-payment-request-status.js';
 import { listPaymentRequestPage } from './list-payment-requests.js';
 import { presentPaymentRequest } from './present.js';
-import { findPaymentRequest, scopeOf } from './repository.js';
 import {
   CreatePaymentRequestBody,
   ListPaymentRequestsQuery,
@@ -20,7 +18,6 @@ import {
 const tags = ['Payment requests'];
 
 export function paymentRequestRoutes(app: App, ctx: AppContext): void {
-  ctx.jobs.register(expiryJob({ db: ctx.db, clock: ctx.clock, checkoutUrl: ctx.config.checkoutUrl }));
   const present = (row: Parameters<typeof presentPaymentRequest>[0]) => presentPaymentRequest(row, ctx.clock.now(), ctx.config.checkoutUrl);
 
   app.post(
@@ -30,9 +27,8 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'api_key' },
     },
     async (request) => {
-      const scope = scopeOf(requireMerchant(request));
-      const row = await ctx.db.transaction().execute((trx) => createPaymentRequest(trx, ctx.clock, scope, request.body));
-      return present(row);
+      const scope = merchantScopeOf(request);
+      return present(await inTransaction(ctx, (trx) => createPaymentRequest(trx, { ...request.body, scope })));
     },
   );
 
@@ -48,8 +44,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'api_key' },
     },
     async (request) => {
-      const scope = scopeOf(requireMerchant(request));
-      const page = await listPaymentRequestPage(ctx.db, ctx.clock.now(), scope, request.query);
+      const page = await listPaymentRequestPage(ctx, { scope: merchantScopeOf(request), query: request.query });
       return { ...page, data: page.data.map(present) };
     },
   );
@@ -63,13 +58,10 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
         params: PaymentRequestIdParams,
         response: { 200: PaymentRequestRecord },
       },
-      config: { auth: 'api_key', checkout: { param: 'id' } },
+      config: { auth: 'api_key' },
     },
     async (request) => {
-      const scope = scopeOf(requireMerchant(request));
-      const row = await findPaymentRequest(ctx.db, scope, request.params.id);
-      if (!row) throw notFound(`payment request ${request.params.id}`);
-      return present(row);
+      return present(await getPaymentRequest(ctx, { scope: merchantScopeOf(request), id: request.params.id }));
     },
   );
 
@@ -85,8 +77,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'api_key' },
     },
     async (request) => {
-      const scope = scopeOf(requireMerchant(request));
-      return getPaymentRequestStatus(ctx.db, ctx.clock.now(), scope, request.params.id);
+      return getPaymentRequestStatus(ctx, { scope: merchantScopeOf(request), id: request.params.id });
     },
   );
 
@@ -97,8 +88,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'api_key' },
     },
     async (request) => {
-      const scope = scopeOf(requireMerchant(request));
-      return present(await cancelPaymentRequest(ctx.db, ctx.clock, scope, request.params.id));
+      return present(await cancelPaymentRequest(ctx, { scope: merchantScopeOf(request), id: request.params.id }));
     },
   );
 }

@@ -1,44 +1,46 @@
 import { AppError, conflict, notFound } from '../../errors.js';
-import type { Db } from '../../storage/db.js';
 import { ProcessorCallError } from '../../processors/types.js';
-import { findPayment, type PaymentRow, type Scope } from './repository.js';
-import { transition } from './settle.js';
-import type { PaymentDeps } from './submit-card-payment.js';
+import { findPayment, transition, type PaymentRow, type Scope } from './repository.js';
+import type { PaymentContext } from './types.js';
+
+type FollowUp = { scope: Scope; paymentId: number };
 
 /**
  * Captures an authorized payment: early by the merchant, or by the scheduled capture job.
  * The processor call comes first; if a concurrent capture won, the processor refuses the second
  * and the current state is returned (idempotent from the merchant's side).
  */
-export async function capturePayment(deps: PaymentDeps, scope: Scope, paymentId: number): Promise<PaymentRow> {
-  const payment = await findPayment(deps.db, scope, paymentId);
+export async function capturePayment(ctx: PaymentContext, input: FollowUp): Promise<PaymentRow> {
+  const { scope, paymentId } = input;
+  const payment = await findPayment(ctx.db, scope, paymentId);
   if (!payment) throw notFound('payment');
   if (payment.status === 'succeeded') return payment;
   if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be captured; this one is ${payment.status}`, { status: payment.status });
-  const processor = deps.processors.get(payment.processor)!;
+  const processor = ctx.processors.get(payment.processor)!;
   try {
     await processor.capture(payment.processor_payment_id!, payment.amount);
   } catch (error) {
     // 409: a concurrent capture (the scheduled job, a retry) got there first; the state below tells.
     if (!(error instanceof ProcessorCallError && error.status === 409)) throw processorFailed('capture', payment.id, error);
   }
-  return (await finish(deps.db, deps.clock.now(), payment, 'succeeded')) ?? reread(deps.db, scope, paymentId);
+  return (await finish(ctx, payment, 'succeeded')) ?? reread(ctx, input);
 }
 
 /** Voids an authorized payment; the payment request opens again for another attempt. */
-export async function cancelPayment(deps: PaymentDeps, scope: Scope, paymentId: number): Promise<PaymentRow> {
-  const payment = await findPayment(deps.db, scope, paymentId);
+export async function cancelPayment(ctx: PaymentContext, input: FollowUp): Promise<PaymentRow> {
+  const { scope, paymentId } = input;
+  const payment = await findPayment(ctx.db, scope, paymentId);
   if (!payment) throw notFound('payment');
   if (payment.status === 'canceled') return payment;
   if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be canceled; this one is ${payment.status}`, { status: payment.status });
   try {
-    await deps.processors.get(payment.processor)!.void(payment.processor_payment_id!);
+    await ctx.processors.get(payment.processor)!.void(payment.processor_payment_id!);
   } catch (error) {
     throw processorFailed('void', payment.id, error);
   }
-  const updated = await finish(deps.db, deps.clock.now(), payment, 'canceled');
+  const updated = await finish(ctx, payment, 'canceled');
   if (updated) return updated;
-  const current = await reread(deps.db, scope, paymentId);
+  const current = await reread(ctx, input);
   if (current.status !== 'canceled') throw conflict(`The payment was ${current.status} before it could be canceled`, { status: current.status });
   return current;
 }
@@ -51,10 +53,10 @@ function processorFailed(action: string, paymentId: number, error: unknown): App
   });
 }
 
-async function finish(db: Db, now: Date, payment: PaymentRow, to: 'succeeded' | 'canceled'): Promise<PaymentRow | undefined> {
-  return transition(db, now, payment, to, { ...(to === 'succeeded' ? { amount_captured: payment.amount } : {}), capture_at: null });
+async function finish(ctx: PaymentContext, payment: PaymentRow, to: 'succeeded' | 'canceled'): Promise<PaymentRow | undefined> {
+  return transition(ctx.db, ctx.clock.now(), payment, to, { ...(to === 'succeeded' ? { amount_captured: payment.amount } : {}), capture_at: null });
 }
 
-async function reread(db: Db, scope: Scope, paymentId: number): Promise<PaymentRow> {
-  return (await findPayment(db, scope, paymentId))!;
+async function reread(ctx: PaymentContext, input: FollowUp): Promise<PaymentRow> {
+  return (await findPayment(ctx.db, input.scope, input.paymentId))!;
 }

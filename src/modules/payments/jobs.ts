@@ -1,11 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { JobRunner } from '../../jobs/queue.js';
+import type { JobHandlers, Sweep } from '../../jobs/queue.js';
 import { capturePayment } from './capture.js';
-import { findPayment, type PaymentRow } from './repository.js';
-import { CAPTURE_JOB, settlePayment, type Settlement } from './settle.js';
-import type { PaymentDeps } from './submit-card-payment.js';
-
-type JobPayload = { paymentId: number; merchantId: number };
+import { claimStalePending, findPayment, type PaymentRow } from './repository.js';
+import { settlePayment } from './settle.js';
+import type { PaymentContext, Settlement } from './types.js';
 
 /** A payment still pending this long after its last change is asked about at its processor. */
 export const RECONCILE_AFTER_SECONDS = 60;
@@ -17,56 +15,37 @@ const RECONCILE_BATCH = 50;
  * the payments table (no job row per payment on the hot path): it claims stale pending payments by
  * bumping updated_at, so each is checked by one instance at a time, again every 60 s until final.
  */
-export function registerPaymentJobs(jobs: JobRunner, deps: PaymentDeps & { logger: FastifyBaseLogger }): void {
-  jobs.registerSweep(async () => {
-    const stale = await claimStalePending(deps);
-    for (const payment of stale) {
-      try {
-        await reconcile(deps, payment);
-      } catch (error) {
-        deps.logger.warn({ paymentId: payment.id, err: { message: (error as Error).message } }, 'reconciliation failed; retried later');
+export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger }): Sweep[] {
+  return [
+    async () => {
+      const now = ctx.clock.now();
+      const stale = await claimStalePending(ctx.db, now, new Date(now.getTime() - RECONCILE_AFTER_SECONDS * 1000), RECONCILE_BATCH);
+      for (const payment of stale) {
+        try {
+          await reconcile(ctx, payment);
+        } catch (error) {
+          ctx.logger.warn({ paymentId: payment.id, err: { message: (error as Error).message } }, 'reconciliation failed; retried later');
+        }
       }
-    }
-    return stale.length;
-  });
-
-  jobs.register({
-    kind: CAPTURE_JOB,
-    maxAttempts: 20,
-    timeoutSeconds: 60,
-    handle: async ({ paymentId, merchantId }: JobPayload) => {
-      const payment = await findPayment(deps.db, { merchantId, livemode: false }, paymentId);
-      if (!payment || payment.status !== 'authorized') return;
-      await capturePayment(deps, { merchantId, livemode: false }, paymentId);
+      return stale.length;
     },
-  });
+  ];
 }
 
-async function claimStalePending(deps: PaymentDeps): Promise<PaymentRow[]> {
-  const now = deps.clock.now();
-  const cutoff = new Date(now.getTime() - RECONCILE_AFTER_SECONDS * 1000);
-  return deps.db
-    .updateTable('payments')
-    .set({ updated_at: now })
-    .where('id', 'in', (qb) =>
-      qb
-        .selectFrom('payments')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('updated_at', '<', cutoff)
-        .orderBy('updated_at')
-        .limit(RECONCILE_BATCH)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .where('status', '=', 'pending')
-    .returningAll()
-    .execute();
+export function paymentJobs(ctx: PaymentContext): JobHandlers {
+  return {
+    'payment.capture': async ({ paymentId, merchantId }) => {
+      const scope = { merchantId, livemode: false };
+      const payment = await findPayment(ctx.db, scope, paymentId);
+      if (!payment || payment.status !== 'authorized') return;
+      await capturePayment(ctx, { scope, paymentId });
+    },
+  };
 }
 
 /** Asks the processor by our reference and settles the payment; leaves it pending while the processor does. */
-export async function reconcile(deps: PaymentDeps, payment: PaymentRow): Promise<void> {
-  const processor = deps.processors.get(payment.processor);
+export async function reconcile(ctx: PaymentContext, payment: PaymentRow): Promise<void> {
+  const processor = ctx.processors.get(payment.processor);
   if (!processor) return;
   const status = await processor.queryStatus(`pay_${payment.id}`);
   let settlement: Settlement;
@@ -85,5 +64,5 @@ export async function reconcile(deps: PaymentDeps, payment: PaymentRow): Promise
   } else {
     return;
   }
-  await settlePayment(deps.db, deps.clock.now(), payment, settlement);
+  await settlePayment(ctx, { payment, settlement });
 }

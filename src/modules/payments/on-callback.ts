@@ -1,40 +1,35 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../lib/clock.js';
-import type { Db } from '../../storage/db.js';
-import type { CallbackEvent, CallbackHandlers } from '../callbacks/dispatch.js';
+import type { AppContext } from '../../context.js';
 import type { ProcessorRegistry } from '../../processors/registry.js';
-import type { PaymentRow } from './repository.js';
-import { settlePayment, type Settlement } from './settle.js';
+import type { Db } from '../../storage/db.js';
+import type { CallbackEvent, CallbackHandlerMap } from '../callbacks/index.js';
+import { lockPaymentForCallback, type PaymentRow } from './repository.js';
+import { settlePayment } from './settle.js';
+import type { Settlement } from './types.js';
 
 /**
  * Provider callbacks settle payments through the same state machine as synchronous answers,
  * inside the transaction that marks the event processed. Late, duplicate and out-of-order
  * events are harmless: the state machine refuses any backwards move.
  */
-export function registerPaymentCallbacks(handlers: CallbackHandlers, deps: { clock: Clock; logger: FastifyBaseLogger; processors: ProcessorRegistry }): void {
+export function paymentCallbackHandlers(ctx: Pick<AppContext, 'clock' | 'logger' | 'processors'>): CallbackHandlerMap {
   const onOutcome = async (event: CallbackEvent, trx: Db) => {
     const payment = await paymentFor(trx, event);
     if (!payment) {
-      deps.logger.warn({ eventId: event.body.eventId, source: event.source }, 'callback names no payment of ours');
+      ctx.logger.warn({ eventId: event.body.eventId, source: event.source }, 'callback names no payment of ours');
       return;
     }
-    const settlement = event.source === '3ds' ? threeDsSettlement(event, payment) : processorSettlement(deps.processors, event, payment);
+    const settlement = event.source === '3ds' ? threeDsSettlement(event, payment) : processorSettlement(ctx.processors, event, payment);
     if (!settlement) return;
-    await settlePayment(trx, deps.clock.now(), payment, settlement);
+    await settlePayment({ db: trx, clock: ctx.clock }, { payment, settlement });
   };
-  handlers.register('svc', onOutcome);
-  handlers.register('svc-gateway', onOutcome);
-  handlers.register('3ds', onOutcome);
+  return { svc: onOutcome, 'svc-gateway': onOutcome, '3ds': onOutcome };
 }
 
 /** By our reference (providerData.reference = pay_<id>), else by the processor's transaction id. */
 async function paymentFor(trx: Db, event: CallbackEvent): Promise<PaymentRow | undefined> {
   const reference = event.body.providerData?.reference;
   const id = typeof reference === 'string' && /^pay_\d{1,15}$/.test(reference) ? Number(reference.slice(4)) : undefined;
-  const query = trx.selectFrom('payments').selectAll().forUpdate();
-  const found = id !== undefined ? await query.where('id', '=', id).executeTakeFirst() : undefined;
-  if (found && (found.processor_payment_id === null || found.processor_payment_id === event.body.transactionId)) return found;
-  return query.where('processor_payment_id', '=', event.body.transactionId).executeTakeFirst();
+  return lockPaymentForCallback(trx, id, event.body.transactionId);
 }
 
 /** A processor's outcome callback, read by that processor's own parseCallback. */

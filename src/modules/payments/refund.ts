@@ -1,11 +1,12 @@
-import { sql } from 'kysely';
 import { conflict, invalidFormat, notFound } from '../../errors.js';
+import { inTransaction } from '../../context.js';
 import { toMinor } from '../../lib/money.js';
-import type { Db } from '../../storage/db.js';
-import { recordEvent } from '../outbox.js';
-import { findPayment, type Scope } from './repository.js';
-import { transitionPaymentRequest } from '../state-machine.js';
-import type { PaymentDeps } from './submit-card-payment.js';
+import { insertEvent } from '../events/index.js';
+import { recordRefundOnRequest } from '../payment-requests/index.js';
+import { finishRefund, findPayment, insertRefund, releaseRefund, reserveRefund, type Scope } from './repository.js';
+import type { PaymentContext } from './types.js';
+
+const exceeds = (amount: number | null) => invalidFormat('amount', amount, 'The refund exceeds the amount captured and not yet refunded');
 
 /**
  * Full or partial refund of a captured payment. The amount is reserved on the payment with a
@@ -13,8 +14,9 @@ import type { PaymentDeps } from './submit-card-payment.js';
  * processor is asked; a failed refund releases its reservation. Refunds never change the
  * payment's status; the payment and its request carry the refunded total.
  */
-export async function refundPayment(deps: PaymentDeps, scope: Scope, paymentId: number, input: { amount?: number; reason?: string }) {
-  const payment = await findPayment(deps.db, scope, paymentId);
+export async function refundPayment(ctx: PaymentContext, input: { scope: Scope; paymentId: number; amount?: number; reason?: string }) {
+  const { scope } = input;
+  const payment = await findPayment(ctx.db, scope, input.paymentId);
   if (!payment) throw notFound('payment');
   if (payment.status !== 'succeeded') throw conflict(`Only a succeeded payment can be refunded; this one is ${payment.status}`, { status: payment.status });
   const remaining = payment.amount_captured - payment.amount_refunded;
@@ -24,82 +26,38 @@ export async function refundPayment(deps: PaymentDeps, scope: Scope, paymentId: 
     if (minor === undefined || minor <= 0) throw invalidFormat('amount', input.amount, `amount must be positive with at most the decimals ${payment.currency} allows`);
     amount = minor;
   }
-  if (amount <= 0 || amount > remaining) {
-    throw invalidFormat('amount', input.amount ?? null, 'The refund exceeds the amount captured and not yet refunded');
-  }
-  const now = deps.clock.now();
+  if (amount <= 0 || amount > remaining) throw exceeds(input.amount ?? null);
+  const now = ctx.clock.now();
 
-  const refund = await deps.db.transaction().execute(async (trx) => {
-    const reserved = await trx
-      .updateTable('payments')
-      .set({ amount_refunded: sql`amount_refunded + ${amount}`, updated_at: now })
-      .where('id', '=', payment.id)
-      .where('merchant_id', '=', scope.merchantId)
-      .where(sql<boolean>`amount_refunded + ${amount} <= amount_captured`)
-      .returning('id')
-      .executeTakeFirst();
-    if (!reserved) throw invalidFormat('amount', input.amount ?? null, 'The refund exceeds the amount captured and not yet refunded');
-    return trx
-      .insertInto('refunds')
-      .values({
-        merchant_id: scope.merchantId,
-        livemode: scope.livemode,
-        payment_id: payment.id,
-        amount,
-        currency: payment.currency,
-        status: 'pending',
-        reason: input.reason ?? null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  const refund = await inTransaction(ctx, async (trx) => {
+    if (!(await reserveRefund(trx.db, scope, payment.id, amount, now))) throw exceeds(input.amount ?? null);
+    return insertRefund(trx.db, scope, { paymentId: payment.id, amount, currency: payment.currency, reason: input.reason ?? null, now });
   });
 
   let outcome: { refundId: string; status: 'succeeded' | 'pending' } | undefined;
   try {
-    outcome = await deps.processors.get(payment.processor)!.refund(payment.processor_payment_id!, amount, `rf_${refund.id}`);
+    outcome = await ctx.processors.get(payment.processor)!.refund(payment.processor_payment_id!, amount, `rf_${refund.id}`);
   } catch {
     outcome = undefined;
   }
-  return deps.db.transaction().execute(async (trx) => {
-    const done = deps.clock.now();
+  return inTransaction(ctx, async (trx) => {
+    const done = ctx.clock.now();
     const status = outcome ? outcome.status : 'failed';
-    const updated = await trx
-      .updateTable('refunds')
-      .set({ status, processor_refund_id: outcome?.refundId ?? null, updated_at: done })
-      .where('id', '=', refund.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await finishRefund(trx.db, refund.id, status, outcome?.refundId ?? null, done);
     if (status === 'failed') {
-      await trx.updateTable('payments').set({ amount_refunded: sql`amount_refunded - ${amount}`, updated_at: done }).where('id', '=', payment.id).execute();
+      await releaseRefund(trx.db, payment.id, amount, done);
     } else {
-      await applyRefundToRequest(trx, payment.payment_request_id, scope.merchantId, amount, done);
+      await recordRefundOnRequest(trx, { merchantId: scope.merchantId, paymentRequestId: payment.payment_request_id, amount });
     }
     if (status !== 'pending') {
-      await recordEvent(trx, {
+      await insertEvent(trx.db, status === 'succeeded' ? 'refund.succeeded' : 'refund.failed', {
         merchantId: scope.merchantId,
         livemode: scope.livemode,
-        type: status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
         objectId: updated.id,
-        object: { refundId: updated.id, paymentId: payment.id, amount, currency: payment.currency, status },
-        now: done,
-      });
+        payload: { refundId: updated.id, paymentId: payment.id, amount, currency: payment.currency, status },
+        createdAt: done,
+      }).execute();
     }
     return updated;
-  });
-}
-
-async function applyRefundToRequest(trx: Db, requestId: number, merchantId: number, amount: number, now: Date): Promise<void> {
-  const request = await trx
-    .selectFrom('payment_requests')
-    .select(['amount_paid', 'amount_refunded'])
-    .where('id', '=', requestId)
-    .where('merchant_id', '=', merchantId)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
-  const refunded = request.amount_refunded + amount;
-  await transitionPaymentRequest(trx, { id: requestId, merchantId }, refunded >= request.amount_paid ? 'refunded' : 'partially_refunded', now, {
-    amount_refunded: refunded,
   });
 }

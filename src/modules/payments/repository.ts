@@ -1,12 +1,19 @@
-import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
+import { insertJob } from '../../jobs/queue.js';
+import { dedupeKey } from '../../jobs/catalog.js';
+import type { MerchantScope as Scope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
-import type { CardsTable, PaymentsTable } from '../../storage/schema.js';
+import type { PaymentStatus } from '../../storage/schema.js';
+import { insertEvent } from '../events/index.js';
+import { paymentSourcesFor, requestSourcesFor, requestStatusFor, type PaymentPatch } from '../state-machine.js';
+import type { PaymentEventType } from './events.js';
+import { paymentView } from './view.js';
 
-export type PaymentRow = Selectable<PaymentsTable>;
-export type CardRow = Selectable<CardsTable>;
+/** Every query of the payments module: payments, their cards and refunds. The caller owns the transaction. */
 
-export type { MerchantScope as Scope } from '../payment-requests/repository.js';
-import type { MerchantScope as Scope } from '../payment-requests/repository.js';
+export type { CardRow, PaymentRow } from './rows.js';
+import type { CardRow, PaymentRow } from './rows.js';
+export type { Scope };
 
 export async function findPayment(db: Db, scope: Scope, paymentId: number) {
   return db
@@ -42,4 +49,256 @@ export async function findCardsOf(db: Db, payments: PaymentRow[]): Promise<Map<n
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('cards').selectAll().where('id', 'in', ids).execute();
   return new Map(rows.map((card) => [card.id, card]));
+}
+
+/** A stored card a test-mode payment may use again: by token hash, the merchant's, approved once. */
+export async function findUsableCard(db: Db, merchantId: number, tokenHash: string) {
+  return db
+    .selectFrom('cards')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('merchant_id', '=', merchantId)
+    .where('livemode', '=', false)
+    .where('usable', '=', true)
+    .executeTakeFirst();
+}
+
+/** The vaulted columns of a card a submission stores. */
+export type VaultedCard = Pick<CardRow, 'token_hash' | 'pan_ciphertext' | 'key_id' | 'fingerprint' | 'brand' | 'bin' | 'last4' | 'exp_month' | 'exp_year' | 'holder_name'>;
+
+export interface NewAttempt {
+  merchantId: number;
+  paymentRequestId: number;
+  /** h2h: the request must have this amount in this currency (minor -1 matches none). */
+  expected?: { minor: number; currency: string };
+  /** A card to vault with this attempt, or the id of one already stored. */
+  card: { vault: VaultedCard } | { id: number };
+  /** undefined: the merchant's default processor. */
+  processor: string | undefined;
+  method: string;
+  captureDelayHours: number;
+  payer: Record<string, unknown>;
+  options: Record<string, unknown>;
+  now: Date;
+  /**
+   * The idempotency claim the submission runs under: the same statement records this payment on it
+   * as its recovery point, with the card token to show (sealed), so a retry after a crash resumes it.
+   */
+  recoveryPoint?: { key: string; token: string; sealedCardToken: string | null };
+}
+
+/**
+ * One statement, so one round trip and atomic: the request moves to processing (only if it is open
+ * and unexpired), a new card is vaulted, the pending payment is inserted, and the idempotency claim, if
+ * any, records it as its recovery point. A request that is not
+ * open inserts nothing (undefined back); a second live attempt on the same request hits the
+ * one-active-payment index (unique violation 23505).
+ */
+export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentRow | undefined> {
+  const { now, expected } = input;
+  const v: Partial<VaultedCard> = 'vault' in input.card ? input.card.vault : {};
+  const storedId = 'id' in input.card ? input.card.id : null;
+  const legal = sql.join(requestSourcesFor('processing'));
+  const point = input.recoveryPoint;
+  const { rows } = await sql<PaymentRow>`
+      with request as (
+        update payment_requests r set status = 'processing', updated_at = ${now}
+        from merchants m
+        where r.id = ${input.paymentRequestId} and r.merchant_id = ${input.merchantId} and r.livemode = false
+          and m.id = r.merchant_id
+          and r.status in (${legal}) and (r.expires_at is null or r.expires_at > ${now})
+          and (${expected === undefined} or (r.amount = ${expected?.minor ?? null}::bigint and r.currency = ${expected?.currency ?? null}))
+        returning r.id, r.amount, r.currency, m.default_processor
+      ),
+      card as (
+        insert into cards (merchant_id, livemode, token_hash, pan_ciphertext, key_id, fingerprint, brand, bin, last4,
+                           exp_month, exp_year, holder_name, created_at)
+        select ${input.merchantId}, false, ${v.token_hash ?? null}, ${v.pan_ciphertext ?? null}, ${v.key_id ?? null},
+               ${v.fingerprint ?? null}, ${v.brand ?? null}, ${v.bin ?? null}, ${v.last4 ?? null},
+               ${v.exp_month ?? null}::int, ${v.exp_year ?? null}::int, ${v.holder_name ?? null}, ${now}
+        from request where ${'vault' in input.card}
+        returning id
+      ),
+      pay as (
+        insert into payments (merchant_id, livemode, payment_request_id, status, method, processor, amount, currency,
+                              card_id, capture_delay_hours, payer, options, created_at, updated_at)
+        select ${input.merchantId}, false, request.id, 'pending', ${input.method},
+               coalesce(${input.processor ?? null}, request.default_processor), request.amount, request.currency,
+               coalesce((select id from card), ${storedId}::bigint), ${input.captureDelayHours},
+               ${JSON.stringify(input.payer)}::jsonb, ${JSON.stringify(input.options)}::jsonb, ${now}, ${now}
+        from request
+        returning *
+      ),
+      recovery as (
+        update idempotency_keys set recovery_payment_id = (select id from pay), recovery_secret = ${point?.sealedCardToken ?? null}
+        where ${point !== undefined} and exists (select 1 from pay)
+          and merchant_id = ${input.merchantId} and key = ${point?.key ?? null} and claim_token = ${point?.token ?? null}
+        returning 1
+      )
+      select * from pay`.execute(db);
+  return rows[0];
+}
+
+/** Records a processor's transaction id on a payment that is still waiting for its outcome. */
+export async function notePendingTransaction(db: Db, paymentId: number, processorPaymentId: string, now: Date) {
+  return db
+    .updateTable('payments')
+    .set({ processor_payment_id: processorPaymentId, updated_at: now })
+    .where('id', '=', paymentId)
+    .where('processor_payment_id', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+const EVENT_FOR: Partial<Record<PaymentStatus, PaymentEventType>> = {
+  succeeded: 'payment.succeeded',
+  authorized: 'payment.authorized',
+  failed: 'payment.failed',
+  requires_action: 'payment.requires_action',
+  canceled: 'payment.canceled',
+};
+
+/**
+ * Moves a payment to `to` and, in the same single statement (so atomically, and in one round trip
+ * on the hot path): its payment request along with it, its card usable once approved, the outbox
+ * event, and the scheduled capture of a delayed-capture authorization. Every update is conditional
+ * on the state machine's legal sources; when the payment's own update does not apply, nothing does.
+ */
+export async function transition(db: Db, now: Date, payment: PaymentRow, to: PaymentStatus, patch: PaymentPatch): Promise<PaymentRow | undefined> {
+  const next: PaymentRow = { ...payment, ...patch, status: to, updated_at: now };
+  const requestTo = requestStatusFor(to);
+  const approved = to === 'succeeded' || to === 'authorized';
+  const row = await db
+    .with('pay', (qb) =>
+      qb
+        .updateTable('payments')
+        .set({ ...patch, status: to, updated_at: now })
+        .where('id', '=', payment.id)
+        .where('merchant_id', '=', payment.merchant_id)
+        .where('status', 'in', paymentSourcesFor(to))
+        .returningAll(),
+    )
+    .with('request', (qb) =>
+      qb
+        .updateTable('payment_requests')
+        .set({ status: requestTo, updated_at: now, ...(to === 'succeeded' ? { amount_paid: next.amount_captured } : {}) })
+        .where('id', '=', (eb) => eb.selectFrom('pay').select('payment_request_id'))
+        .where('merchant_id', '=', payment.merchant_id)
+        .where('status', 'in', requestSourcesFor(requestTo))
+        .returning('id'),
+    )
+    .with('card', (qb) =>
+      qb
+        .updateTable('cards')
+        .set({ usable: true })
+        .where('id', '=', (eb) => eb.selectFrom('pay').select('card_id'))
+        .where('usable', '=', false)
+        .where(sql<boolean>`${approved}`)
+        .returning('id'),
+    )
+    .with('event', (qb) =>
+      insertEvent(
+        qb,
+        EVENT_FOR[to],
+        { merchantId: sql`pay.merchant_id`, livemode: sql`pay.livemode`, objectId: sql`pay.id`, payload: paymentView(next, undefined), createdAt: now },
+        { cte: 'pay' },
+      ).returning('id'),
+    )
+    .with('capture', (qb) =>
+      insertJob(
+        qb,
+        'payment.capture',
+        {
+          payload: sql`json_build_object('paymentId', pay.id, 'merchantId', pay.merchant_id)`,
+          runAt: sql`pay.capture_at`,
+          merchantId: sql`pay.merchant_id`,
+          dedupeKey: sql`${dedupeKey('payment.capture', '')}::text || pay.id`,
+        },
+        { cte: 'pay', where: sql`pay.status = 'authorized'` },
+      ).returning('id'),
+    )
+    .selectFrom('pay')
+    .selectAll()
+    .executeTakeFirst();
+  return row as PaymentRow | undefined;
+}
+
+/**
+ * Claims payments pending longer than `cutoff` by bumping updated_at, so each is checked by one
+ * instance at a time (SKIP LOCKED), again after the next cutoff until final.
+ */
+export async function claimStalePending(db: Db, now: Date, cutoff: Date, limit: number): Promise<PaymentRow[]> {
+  return db
+    .updateTable('payments')
+    .set({ updated_at: now })
+    .where('id', 'in', (qb) =>
+      qb
+        .selectFrom('payments')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('updated_at', '<', cutoff)
+        .orderBy('updated_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .where('status', '=', 'pending')
+    .returningAll()
+    .execute();
+}
+
+/** The payment a callback names, locked: by our reference (pay_<id>) if it matches, else by the processor's transaction id. */
+export async function lockPaymentForCallback(db: Db, ourId: number | undefined, transactionId: string): Promise<PaymentRow | undefined> {
+  const query = db.selectFrom('payments').selectAll().forUpdate();
+  const found = ourId !== undefined ? await query.where('id', '=', ourId).executeTakeFirst() : undefined;
+  if (found && (found.processor_payment_id === null || found.processor_payment_id === transactionId)) return found;
+  return query.where('processor_payment_id', '=', transactionId).executeTakeFirst();
+}
+
+/** Reserves `amount` of the captured, unrefunded total; false when it would exceed what was captured. */
+export async function reserveRefund(db: Db, scope: Scope, paymentId: number, amount: number, now: Date): Promise<boolean> {
+  const reserved = await db
+    .updateTable('payments')
+    .set({ amount_refunded: sql`amount_refunded + ${amount}`, updated_at: now })
+    .where('id', '=', paymentId)
+    .where('merchant_id', '=', scope.merchantId)
+    .where(sql<boolean>`amount_refunded + ${amount} <= amount_captured`)
+    .returning('id')
+    .executeTakeFirst();
+  return reserved !== undefined;
+}
+
+export async function releaseRefund(db: Db, paymentId: number, amount: number, now: Date): Promise<void> {
+  await db.updateTable('payments').set({ amount_refunded: sql`amount_refunded - ${amount}`, updated_at: now }).where('id', '=', paymentId).execute();
+}
+
+export async function insertRefund(
+  db: Db,
+  scope: Scope,
+  values: { paymentId: number; amount: number; currency: string; reason: string | null; now: Date },
+) {
+  return db
+    .insertInto('refunds')
+    .values({
+      merchant_id: scope.merchantId,
+      livemode: scope.livemode,
+      payment_id: values.paymentId,
+      amount: values.amount,
+      currency: values.currency,
+      status: 'pending',
+      reason: values.reason,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function finishRefund(db: Db, refundId: number, status: 'succeeded' | 'pending' | 'failed', processorRefundId: string | null, now: Date) {
+  return db
+    .updateTable('refunds')
+    .set({ status, processor_refund_id: processorRefundId, updated_at: now })
+    .where('id', '=', refundId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -1,6 +1,7 @@
-import { findCard, findPayment } from './repository.js';
+import { cardPaymentResult } from './card-payment-result.js';
 import { reconcile } from './jobs.js';
-import { result, type CardPaymentResult, type PaymentDeps } from './submit-card-payment.js';
+import { findCard, findPayment } from './repository.js';
+import type { CardPaymentResult, PaymentContext, RecoveryPoint } from './types.js';
 
 /**
  * A retry of a submission whose first run was interrupted (the process died, or the answer was lost)
@@ -11,17 +12,16 @@ import { result, type CardPaymentResult, type PaymentDeps } from './submit-card-
  * charged, the request is open again), exactly as if the client had retried after a 502.
  */
 export async function resumeCardPayment(
-  deps: PaymentDeps,
-  merchantId: number,
-  resume: { paymentId: number; cardToken: string | null },
+  ctx: PaymentContext,
+  input: { merchantId: number; resume: NonNullable<RecoveryPoint['resume']> },
 ): Promise<CardPaymentResult | undefined> {
-  const scope = { merchantId, livemode: false };
-  let payment = await findPayment(deps.db, scope, resume.paymentId);
+  const scope = { merchantId: input.merchantId, livemode: false };
+  let payment = await findPayment(ctx.db, scope, input.resume.paymentId);
   if (payment?.status === 'pending') {
-    await reconcile(deps, payment);
-    payment = await findPayment(deps.db, scope, resume.paymentId);
+    await reconcile(ctx, payment);
+    payment = await findPayment(ctx.db, scope, input.resume.paymentId);
   }
   if (!payment || (payment.status === 'failed' && payment.failure_code !== 'card_declined')) return undefined;
-  const card = await findCard(deps.db, payment.card_id);
-  return result(payment, card!, resume.cardToken);
+  const card = await findCard(ctx.db, payment.card_id);
+  return cardPaymentResult(payment, card!, input.resume.cardToken);
 }

@@ -1,16 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { ValidateFunction } from 'ajv';
-import type { App, AppContext } from '../../app.js';
+import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { requireMerchant } from '../../http/credentials.js';
+import { merchantScopeOf as scopeOf, requireMerchant } from '../../http/credentials.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { fromMinor } from '../../lib/money.js';
-import { scopeOf as merchantScope } from '../payment-requests/repository.js';
+import { CARD_PROCESSORS, type CardProcessorName } from '../../processors/registry.js';
 import { cancelPayment, capturePayment } from './capture.js';
-import { registerPaymentJobs } from './jobs.js';
-import { registerPaymentCallbacks } from './on-callback.js';
 import { refundPayment } from './refund.js';
-import { findCard, findCardsOf, findPayment, listPaymentsOfRequest, type Scope } from './repository.js';
+import { findCard, findCardsOf, findPayment, listPaymentsOfRequest } from './repository.js';
 import {
   H2hBody,
   H2hCardBody,
@@ -28,17 +26,15 @@ import {
   type H2hToken,
   type ProcessorCard,
 } from './schemas.js';
-import { submitCardPayment, type CardPaymentInput, type CardPaymentResult, type PaymentDeps } from './submit-card-payment.js';
+import { submitCardPayment } from './submit-card-payment.js';
+import type { CardPaymentInput, CardPaymentResult } from './types.js';
 import { paymentView } from './view.js';
 
 const TAGS = ['Payments'];
-const SUBMISSION = { auth: 'api_key' as const, checkout: { param: 'id' }, paymentSubmission: true };
+const SUBMISSION = { auth: 'api_key' as const, paymentSubmission: true };
 const SANDBOX_CONTROLS = ['x-sandbox-callback', 'x-sandbox-hang-ms'];
 
-export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): void {
-  registerPaymentJobs(ctx.jobs, { ...deps, logger: ctx.logger });
-  registerPaymentCallbacks(ctx.callbackHandlers, { clock: ctx.clock, logger: ctx.logger, processors: ctx.processors });
-
+export function paymentRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/payments/h2h/:id',
     {
@@ -53,13 +49,14 @@ export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): voi
       config: SUBMISSION,
     },
     async (request) => {
+      if ('upiId' in request.body) throw new AppError('INSUFFICIENT_PERMISSIONS', 'UPI payments are not enabled on this gateway yet');
       const body = request.body as H2hCard | H2hToken;
       const source: CardPaymentInput['source'] =
         'number' in body && body.number !== undefined
           ? { kind: 'card', number: body.number, expiration: body.expiration, cvv: body.cvv, holder: body.name }
           : { kind: 'token', token: (body as H2hToken).token };
       return respond(
-        await submitCardPayment(deps, {
+        await submitCardPayment(ctx, {
           ...submissionInput(request, body),
           processor: undefined,
           failover: true,
@@ -71,12 +68,12 @@ export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): voi
     },
   );
 
-  for (const processor of ['acme', 'globex'] as const) {
+  for (const processor of Object.keys(CARD_PROCESSORS) as CardProcessorName[]) {
     app.post(
       `/payments/creditCard/${processor}/:id`,
       {
         schema: {
-          summary: `Pay a payment request by card through ${processor} (${processor === 'acme' ? 'synchronous' : 'asynchronous: pending, then settled by callback'})`,
+          summary: `Pay a payment request by card through ${processor} (${CARD_PROCESSORS[processor]})`,
           tags: TAGS,
           params: RequestIdParams,
           body: ProcessorCardBody,
@@ -87,7 +84,7 @@ export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): voi
       async (request) => {
         const body = request.body as ProcessorCard;
         return respond(
-          await submitCardPayment(deps, {
+          await submitCardPayment(ctx, {
             ...submissionInput(request, body),
             processor,
             failover: false,
@@ -123,17 +120,17 @@ export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): voi
     },
   );
 
-  const followUp = (path: string, summary: string, action: (scope: Scope, id: number) => Promise<Parameters<typeof paymentView>[0]>) =>
+  const followUp = (path: string, summary: string, action: typeof capturePayment) =>
     app.post(
       path,
       { schema: { summary, tags: TAGS, params: PaymentIdParams, response: { 200: Payment } }, config: { auth: 'api_key', paymentSubmission: true } },
       async (request) => {
-        const payment = await action(scopeOf(request), request.params.paymentId);
+        const payment = await action(ctx, { scope: scopeOf(request), paymentId: request.params.paymentId });
         return paymentView(payment, await findCard(ctx.db, payment.card_id));
       },
     );
-  followUp('/payments/:paymentId/capture', 'Capture an authorized payment now (instead of at its scheduled time)', (scope, id) => capturePayment(deps, scope, id));
-  followUp('/payments/:paymentId/cancel', 'Void an authorized payment', (scope, id) => cancelPayment(deps, scope, id));
+  followUp('/payments/:paymentId/capture', 'Capture an authorized payment now (instead of at its scheduled time)', capturePayment);
+  followUp('/payments/:paymentId/cancel', 'Void an authorized payment', cancelPayment);
 
   app.post(
     '/payments/:paymentId/refunds',
@@ -142,7 +139,7 @@ export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): voi
       config: { auth: 'api_key', paymentSubmission: true },
     },
     async (request) => {
-      const refund = await refundPayment(deps, scopeOf(request), request.params.paymentId, request.body ?? {});
+      const refund = await refundPayment(ctx, { ...request.body, scope: scopeOf(request), paymentId: request.params.paymentId });
       return {
         refundId: refund.id,
         paymentId: refund.payment_id,
@@ -155,8 +152,6 @@ export function paymentRoutes(app: App, ctx: AppContext, deps: PaymentDeps): voi
     },
   );
 }
-
-const scopeOf = (request: FastifyRequest): Scope => merchantScope(requireMerchant(request));
 
 type PayerFields = Pick<H2hCard, 'name' | 'email' | 'phoneNumber' | 'address' | 'city' | 'state' | 'postalCode' | 'country' | 'is3ds' | 'isSandbox' | 'ipAddress'> &
   Partial<Pick<H2hCard, 'referenceId' | 'notifyUrl' | 'successUrl' | 'failureUrl' | 'originDomain' | 'browserInfo'>>;
@@ -226,7 +221,8 @@ function respond(result: CardPaymentResult) {
 /**
  * The h2h body is one of three variants, chosen by which of number / token / upiId is present
  * (decisions.md); the chosen variant's schema then validates the whole body, so every missing
- * field of that variant is reported at once.
+ * field of that variant is reported at once. It only selects and validates: what a variant may do
+ * (UPI is not enabled yet) is the handler's business.
  */
 const VARIANTS: Array<[string, ValidateFunction]> = [
   ['number', validatorCompiler({ schema: H2hCardBody, httpPart: 'body' })],
@@ -246,11 +242,6 @@ const h2hValidator = Object.assign(
         error: new AppError('VALIDATION_ERROR', 'Send exactly one of number (card), token (stored card) or upiId (UPI)', {
           details: { missingFields: present.length === 0 ? ['number | token | upiId'] : [], conflictingFields: present.map(([f]) => f) },
         }),
-      };
-    }
-    if (present[0][0] === 'upiId') {
-      return {
-        error: new AppError('INSUFFICIENT_PERMISSIONS', 'UPI payments are not enabled on this gateway yet'),
       };
     }
     const validate = present[0][1];

@@ -1,5 +1,5 @@
 import { fromMinor } from '../../lib/money.js';
-import type { CardRow, PaymentRow } from './repository.js';
+import type { CardRow, PaymentRow } from './rows.js';
 import type { PaymentView } from './schemas.js';
 
 /** The merchant-facing payment. The card appears only as brand, BIN, last 4 and expiry. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.js';
-import type { App, AppContext } from '../../app.js';
+import type { App, AppContext } from '../../context.js';
 import { requireMerchant } from '../../http/credentials.js';
 
 export function systemRoutes(app: App, ctx: AppContext): void {

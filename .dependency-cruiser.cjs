@@ -1,0 +1,57 @@
+/**
+ * The layering of docs/architecture.md, checked by `npm run arch` (part of `npm test`).
+ * Type-only imports count (tsPreCompilationDeps), so a cycle through types fails too.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'No import cycles, type-only ones included.', from: {}, to: { circular: true } },
+    {
+      name: 'lib-imports-nothing-of-ours',
+      severity: 'error',
+      comment: 'src/lib/ holds pure helpers: it imports only libraries, itself and the error vocabulary (src/errors.ts, which imports nothing).',
+      from: { path: '^src/lib/' },
+      to: { path: '^(src|sandbox)/', pathNot: '^src/(lib/|errors\\.ts$)' },
+    },
+    {
+      name: 'storage-imports-only-lib',
+      severity: 'error',
+      comment: 'src/storage/ knows the database, not the domain: it imports only src/lib/ (and the Config type for secrets).',
+      from: { path: '^src/storage/' },
+      to: { path: '^(src|sandbox)/', pathNot: ['^src/(lib|storage)/', '^src/config\\.ts$'] },
+    },
+    {
+      name: 'modules-meet-through-index',
+      severity: 'error',
+      comment: "A module reaches another module only through that module's index.ts.",
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/([^/]+)/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'http-holds-no-queries',
+      severity: 'error',
+      comment: 'src/http/ adapts HTTP; queries live in module repositories.',
+      from: { path: '^src/http/' },
+      to: { path: ['^src/modules/[^/]+/repository\\.ts$', 'node_modules/kysely/'] },
+    },
+    {
+      name: 'only-entry-points-import-the-app',
+      severity: 'error',
+      comment: 'app.ts and server.ts are wiring: only main.ts, cli.ts, tests and bench import them.',
+      from: { pathNot: ['^src/(main|cli|server)\\.ts$', '^test/', '^bench/'] },
+      to: { path: '^src/(app|server)\\.ts$' },
+    },
+    {
+      name: 'sandbox-is-separate',
+      severity: 'error',
+      comment: 'The sandbox stands for outside networks; it imports nothing from src/.',
+      from: { path: '^sandbox/' },
+      to: { path: '^src/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.test.json' },
+  },
+};

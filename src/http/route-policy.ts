@@ -1,0 +1,55 @@
+import type { ErrorName } from '../errors.js';
+import { CARD_PROCESSORS } from '../processors/registry.js';
+
+/**
+ * The access and answer policy of every route, in one place.
+ * - auth: which credential the route takes ('none' when absent): a merchant API key, a
+ *   control-panel bearer token, or nothing.
+ * - paymentSubmission: moves money; refused for restricted merchants.
+ * - checkout token: only the routes of CHECKOUT_TOKEN_ROUTES, for their own payment request.
+ * - error shape: by resource, ERROR_SHAPES.
+ * Routes declare auth and paymentSubmission in their `config`; the two lists below are the rest.
+ */
+export interface RoutePolicy {
+  auth?: 'none' | 'api_key' | 'user';
+  paymentSubmission?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RoutePolicy {}
+}
+
+/**
+ * The routes a checkout session token may call (docs/decisions.md "Checkout session token allow-list"),
+ * each with the path parameter that must equal the token's payment request. Anything else is a 403.
+ */
+export const CHECKOUT_TOKEN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; url: string; boundParam: string }> = [
+  { method: 'GET', url: '/payment-requests/:id', boundParam: 'id' },
+  { method: 'POST', url: '/payments/h2h/:id', boundParam: 'id' },
+  ...Object.keys(CARD_PROCESSORS).map((processor) => ({ method: 'POST' as const, url: `/payments/creditCard/${processor}/:id`, boundParam: 'id' })),
+];
+
+/** The path parameter binding a checkout token on this route, or undefined when tokens may not call it. */
+export function checkoutBoundParam(method: string, url: string | undefined): string | undefined {
+  // Fastify answers HEAD wherever it answers GET, with the GET route's policy.
+  const asMethod = method === 'HEAD' ? 'GET' : method;
+  return CHECKOUT_TOKEN_ROUTES.find((route) => route.method === asMethod && route.url === url)?.boundParam;
+}
+
+export type ErrorShape = 'problem' | 'error-guide';
+
+/**
+ * The error body per resource (the first path segment), decisions.md "Error bodies": the payment and
+ * customer endpoints answer RFC 9457 problem records, everything else the error-guide shape. By resource,
+ * so a path no route matches (a 404 under /payments) answers like its neighbours.
+ */
+const ERROR_SHAPES: Partial<Record<string, ErrorShape>> = { payments: 'problem', customers: 'problem' };
+
+/** Errors raised by the credential check and the rate limiter keep the error-guide shape everywhere. */
+const CREDENTIAL_ERRORS = new Set<ErrorName>(['INVALID_API_KEY', 'INSUFFICIENT_PERMISSIONS', 'UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED']);
+
+export function errorShapeOf(path: string, error: ErrorName): ErrorShape {
+  if (CREDENTIAL_ERRORS.has(error)) return 'error-guide';
+  const resource = path.replace(/^\/v2(?=\/|$)/, '').split(/[/?]/)[1] ?? '';
+  return ERROR_SHAPES[resource] ?? 'error-guide';
+}

@@ -1,0 +1,5 @@
+/** The API keys module: merchant keys, stored as hashes, rotated by their user. */
+export { rotateApiKey } from './rotate-key.js';
+export { verifyApiKey } from './verify-key.js';
+export { refuseLiveKeysOnDevelopmentStore } from './refuse-live-keys-on-development-store.js';
+export type { ActiveKey } from './repository.js';

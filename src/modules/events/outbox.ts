@@ -1,0 +1,30 @@
+import { sql, type Expression, type QueryCreator } from 'kysely';
+import { fromClause, type FromCte } from '../../storage/statements.js';
+import type { Database } from '../../storage/schema.js';
+import type { EventCatalog, EventType } from './catalog.js';
+
+/** The columns of one outbox row, as values or as SQL expressions over a CTE. */
+export interface EventRow<T extends EventType> {
+  merchantId: number | Expression<number>;
+  livemode: boolean | Expression<boolean>;
+  objectId: number | Expression<number>;
+  payload: EventCatalog[T];
+  createdAt: Date;
+}
+
+/**
+ * The one outbox insert (transactional outbox: written in the statement or transaction of the state
+ * change it announces, so an event exists exactly when the change committed; delivery is separate).
+ * With `from`, one event per row of that CTE; with no `type`, none (the event depends on the outcome).
+ */
+export function insertEvent<T extends EventType, DB extends Database>(qc: QueryCreator<DB>, type: T | undefined, row: EventRow<T>, from?: FromCte) {
+  const value = (v: unknown) => (typeof v === 'object' && v !== null && 'toOperationNode' in v ? (v as Expression<unknown>) : sql.val(v));
+  const select = sql`select ${value(row.merchantId)}::bigint, ${value(row.livemode)}::boolean, ${sql.val(type ?? '')}::text,
+    ${value(row.objectId)}::bigint, ${JSON.stringify(row.payload)}::jsonb, ${row.createdAt}::timestamptz${fromClause(from)}
+    ${from?.where === undefined ? sql`where` : sql`and`} ${type !== undefined}`;
+  // A CTE's creator knows more tables than Database; the insert needs only its own.
+  return (qc as unknown as QueryCreator<Database>)
+    .insertInto('outbox_events')
+    .columns(['merchant_id', 'livemode', 'type', 'object_id', 'payload', 'created_at'])
+    .expression(select as never);
+}

@@ -1,0 +1,148 @@
+import { sql } from 'kysely';
+import type { Db } from '../../storage/db.js';
+import { isLive } from '../instances/index.js';
+
+/** Every query of idempotency keys (the HTTP hooks in http/idempotency.ts decide when to run them). */
+
+export interface ClaimInput {
+  merchantId: number;
+  key: string;
+  fingerprint: string;
+  method: string;
+  path: string;
+  token: string;
+  /** The instance running the request (modules/instances). */
+  holder: string;
+  now: Date;
+  expiresAt: Date;
+  /** An in-flight claim of the same request claimed at or before this is taken over even from a live holder (stuck). */
+  staleBefore: Date;
+}
+
+/** What an interrupted earlier run of the request left: the payment it committed, and the card token it was to show. */
+export interface RecoveryPoint {
+  paymentId: number;
+  /** Sealed with the vault key. */
+  sealedCardToken: string | null;
+}
+
+/**
+ * One statement, atomic across instances: a new key is inserted; an expired row is overwritten; an
+ * unanswered claim of the same request is taken over when its holder let it go, died (no heartbeat
+ * within its lease), or has been stuck since staleBefore. A takeover keeps the recovery point, which
+ * comes back (null fields when there is none); undefined when the key is someone else's now.
+ */
+export async function tryClaim(db: Db, input: ClaimInput): Promise<{ recovery: RecoveryPoint | null } | undefined> {
+  const { now } = input;
+  const fresh = {
+    fingerprint: input.fingerprint,
+    request_method: input.method,
+    request_path: input.path,
+    claim_token: input.token,
+    claimed_at: now,
+    expires_at: input.expiresAt,
+    response_status: null,
+    response_content_type: null,
+    response_body: null,
+    holder: input.holder,
+  };
+  const expired = sql<boolean>`idempotency_keys.expires_at <= ${now}`;
+  const row = await db
+    .insertInto('idempotency_keys')
+    .values({ merchant_id: input.merchantId, key: input.key, ...fresh })
+    .onConflict((oc) =>
+      oc
+        .columns(['merchant_id', 'key'])
+        .doUpdateSet({
+          ...fresh,
+          recovery_payment_id: sql`case when ${expired} then null else idempotency_keys.recovery_payment_id end`,
+          recovery_secret: sql`case when ${expired} then null else idempotency_keys.recovery_secret end`,
+        })
+        .where((eb) =>
+          eb.or([
+            expired,
+            eb.and([
+              eb('idempotency_keys.response_status', 'is', null),
+              eb('idempotency_keys.fingerprint', '=', input.fingerprint),
+              eb.or([
+                eb('idempotency_keys.holder', 'is', null),
+                eb('idempotency_keys.claimed_at', '<=', input.staleBefore),
+                eb.not(isLive(sql.ref('idempotency_keys.holder'))),
+              ]),
+            ]),
+          ]),
+        ),
+    )
+    .returning(['recovery_payment_id', 'recovery_secret'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return { recovery: row.recovery_payment_id === null ? null : { paymentId: row.recovery_payment_id, sealedCardToken: row.recovery_secret } };
+}
+
+export async function findKey(db: Db, merchantId: number, key: string) {
+  return db
+    .selectFrom('idempotency_keys')
+    .select(['fingerprint', 'request_method', 'request_path', 'response_status', 'response_content_type', 'response_body'])
+    .where('merchant_id', '=', merchantId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+}
+
+export interface Claim {
+  merchantId: number;
+  key: string;
+  token: string;
+}
+
+/**
+ * Gives the key up without an answer (the request failed on our side, or its answer was transient), so
+ * a retry runs again. A claim with a recovery point stays, holder-less, so that retry resumes it.
+ */
+export async function releaseClaim(db: Db, claim: Claim): Promise<void> {
+  await db
+    .with('kept', (qb) =>
+      qb
+        .updateTable('idempotency_keys')
+        .set({ holder: null })
+        .where('merchant_id', '=', claim.merchantId)
+        .where('key', '=', claim.key)
+        .where('claim_token', '=', claim.token)
+        .where('recovery_payment_id', 'is not', null),
+    )
+    .deleteFrom('idempotency_keys')
+    .where('merchant_id', '=', claim.merchantId)
+    .where('key', '=', claim.key)
+    .where('claim_token', '=', claim.token)
+    .where('recovery_payment_id', 'is', null)
+    .execute();
+}
+
+/**
+ * Stores the final response on the claim. Piggy-backed cleanup: the same statement deletes up to
+ * `sweepBatch` of the merchant's expired keys, so the table holds about a day of keys without a
+ * background job (and no extra round trip).
+ */
+export async function storeResponse(
+  db: Db,
+  claim: Claim,
+  response: { status: number; contentType: string | null; body: string },
+  now: Date,
+  sweepBatch: number,
+): Promise<void> {
+  await db
+    .with('swept', (qb) =>
+      qb
+        .deleteFrom('idempotency_keys')
+        .where('merchant_id', '=', claim.merchantId)
+        .where('expires_at', '<=', now)
+        .where('key', 'in', (sub) =>
+          sub.selectFrom('idempotency_keys').select('key').where('merchant_id', '=', claim.merchantId).where('expires_at', '<=', now).limit(sweepBatch),
+        ),
+    )
+    .updateTable('idempotency_keys')
+    .set({ response_status: response.status, response_content_type: response.contentType, response_body: response.body })
+    .where('merchant_id', '=', claim.merchantId)
+    .where('key', '=', claim.key)
+    .where('claim_token', '=', claim.token)
+    .execute();
+}

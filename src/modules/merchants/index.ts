@@ -1,0 +1,5 @@
+/** The merchants module: merchant accounts and their users. */
+export { createMerchant, normalizeEmail, validateMerchantInput } from './create-merchant.js';
+export { verifyPassword } from './passwords.js';
+export { findUserByEmail } from './repository.js';
+export { seedDemoMerchant, type DemoCredentials } from './demo.js';

@@ -1,0 +1,52 @@
+import type { AppContext } from '../../context.js';
+import type { TypedCard } from '../cards/index.js';
+import type { KeyMode } from '../../storage/schema.js';
+import type { CardRow, PaymentRow } from './repository.js';
+
+/** What the payment actions use of the context; `db` may be the caller's transaction. */
+export type PaymentContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'processors' | 'config'>;
+
+export type CardSource = ({ kind: 'card' } & TypedCard) | { kind: 'token'; token: string };
+
+export interface CardPaymentInput {
+  merchantId: number;
+  mode: KeyMode;
+  paymentRequestId: number;
+  /** A processor name, or undefined for the merchant's default (h2h). */
+  processor: string | undefined;
+  /** h2h only: one new attempt on the other processor after a retryable processor error. */
+  failover: boolean;
+  source: CardSource;
+  payer: Record<string, unknown>;
+  /** h2h variants carry amount and unit, which must match the payment request. */
+  expected?: { amount: number; unit: string };
+  captureDelayHours: number;
+  is3ds: boolean;
+  isSandbox?: boolean;
+  options: Record<string, unknown>;
+  /** Sandbox test controls forwarded to the sandbox network (test mode only). */
+  testHeaders?: Record<string, string>;
+  /** The idempotency claim this submission runs under, and what an interrupted earlier run of it committed. */
+  recoveryPoint?: RecoveryPoint;
+}
+
+export interface RecoveryPoint {
+  key: string;
+  token: string;
+  resume?: { paymentId: number; cardToken: string | null };
+}
+
+export interface CardPaymentResult {
+  payment: PaymentRow;
+  card: CardRow;
+  /** Shown once, when the card was accepted (not declined). */
+  cardToken: string | null;
+}
+
+/** What a processor told us about an authorization, from any channel (answer, callback, status query). */
+export type Settlement =
+  | { kind: 'approved'; processorPaymentId: string | null; captured: boolean }
+  | { kind: 'declined'; processorPaymentId: string | null; declineCode: string; declineReason: string }
+  | { kind: 'failed'; processorPaymentId: string | null; failureCode: string; declineReason?: string }
+  | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string }
+  | { kind: 'pending'; processorPaymentId: string | null };

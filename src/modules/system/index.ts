@@ -1,0 +1,2 @@
+/** The system module: health and identity endpoints. */
+export { systemRoutes as routes } from './routes.js';

@@ -1,0 +1,10 @@
+import { sql, type Expression } from 'kysely';
+
+/** The CTE a statement-embedded insert reads its rows from, and which of them. */
+export interface FromCte {
+  cte: string;
+  where?: Expression<boolean>;
+}
+
+export const fromClause = (from: FromCte | undefined) =>
+  from === undefined ? sql`` : sql` from ${sql.table(from.cte)}${from.where === undefined ? sql`` : sql` where ${from.where}`}`;
