@@ -72,6 +72,8 @@ TEST_REDIS_URL="$(scripts/redis-server.sh start)"
 export TEST_REDIS_URL
 stop_at_end_unless_running scripts/pg-cluster.sh
 pg_url="$(scripts/pg-cluster.sh start)"
+# Tests of what only a PostgreSQL server can do (drop connections) use it on both passes.
+export TEST_POSTGRES_SERVER="$pg_url"
 
 # Both passes on the Node found first on PATH.
 both_passes() {

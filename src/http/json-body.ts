@@ -10,12 +10,16 @@ declare module 'fastify' {
 
 export const JSON_TYPES = ['application/json', 'application/json-patch+json'];
 
+/** JSON is UTF-8 (RFC 8259): a body that is not is refused, never decoded with replacement characters. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 export interface JsonParserOptions {
   /**
-   * Runs on the raw text before it is parsed; throwing rejects the request with that error.
-   * Signed-callback routes use it so a forged body is refused before anything reads it.
+   * Runs on the raw bytes before they are decoded or parsed; throwing rejects the request with that
+   * error. Signed-callback routes use it so a forged body is refused before anything reads it, and a
+   * signature is checked over exactly the bytes that were signed.
    */
-  beforeParse?: (request: FastifyRequest, text: string) => void;
+  beforeParse?: (request: FastifyRequest, bytes: Buffer) => void;
 }
 
 /**
@@ -29,15 +33,18 @@ export function registerJsonParsers(app: FastifyInstance, options: JsonParserOpt
   for (const type of JSON_TYPES) if (app.hasContentTypeParser(type)) app.removeContentTypeParser(type);
   app.addContentTypeParser(
     JSON_TYPES,
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
-      request.rawBody = text;
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      let text: string;
       try {
-        options.beforeParse?.(request, text);
+        options.beforeParse?.(request, bytes);
+        text = utf8.decode(bytes);
       } catch (error) {
+        if (error instanceof TypeError) return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8 text'));
         return done(error as Error);
       }
+      request.rawBody = text;
       if (text.trim() === '') return done(null, undefined);
       try {
         checkJsonShape(text);

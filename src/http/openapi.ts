@@ -71,21 +71,28 @@ function securityOf(config: { auth?: string }, checkoutToken: boolean): Record<s
   return [];
 }
 
-/** The request headers every operation takes (and POSTs' idempotency key), as shared parameters. */
+/**
+ * The request headers every operation takes, as shared parameters: X-API-Version, and the idempotency
+ * key on the POSTs a merchant's credential calls (the only ones http/idempotency.ts keys: sign-in and
+ * callbacks have no merchant scope).
+ */
 function withSharedParameters(document: OpenApiDocument): OpenApiDocument {
   for (const operations of Object.values(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
+      const merchantCredential = (operation.security ?? []).some((scheme) => 'ApiKey' in scheme);
       operation.parameters = [
         ...(operation.parameters ?? []),
         { $ref: '#/components/parameters/ApiVersion' },
-        ...(method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+        ...(method === 'post' && merchantCredential ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
       ];
     }
   }
   return document;
 }
 
-type OpenApiDocument = { paths?: Record<string, Record<string, { parameters?: unknown[] }>> };
+type OpenApiDocument = {
+  paths?: Record<string, Record<string, { parameters?: unknown[]; security?: Array<Record<string, unknown>> }>>;
+};
 
 const errorTable = Object.entries(ERRORS)
   .map(([name, e]) => `| <a id="error-${name}"></a>\`${name}\` | \`${e.code}\` | ${e.status} | ${e.title} |`)

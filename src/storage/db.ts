@@ -45,6 +45,10 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it. Queries report their own errors.
     });
+    // A client checked out when the server goes away (an immediate shutdown, a failover) emits 'error'
+    // itself; unheard, that event would end the process. The query in flight fails on its own, and the
+    // broken client is discarded when released.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return finish(db, 'postgres', async () => db.destroy());
   }

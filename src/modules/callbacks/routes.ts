@@ -35,7 +35,7 @@ async function providerReceivers(scope: App, ctx: AppContext): Promise<void> {
   const secret = ctx.secrets.callbackSigningSecret;
   // Verify, then parse: a forged or altered body is refused before anything reads it,
   // so it learns nothing from parsing or validation errors.
-  registerJsonParsers(scope, { beforeParse: (request, text) => requireSignature(request, secret, text) });
+  registerJsonParsers(scope, { beforeParse: (request, bytes) => requireSignature(request, secret, bytes) });
   // A request without a body never reaches the parser; it is checked here, still before validation.
   scope.addHook('preValidation', async (request) => {
     if (request.rawBody === undefined) requireSignature(request, secret, '');
@@ -59,7 +59,7 @@ async function providerReceivers(scope: App, ctx: AppContext): Promise<void> {
   }
 }
 
-function requireSignature(request: FastifyRequest, secret: string, signed: string): void {
+function requireSignature(request: FastifyRequest, secret: string, signed: string | Buffer): void {
   const check = checkSignature(secret, signed, request.headers[SIGNATURE_HEADER]);
   if (check === 'valid') return;
   request.log.warn({ route: request.routeOptions.url, reason: check }, 'callback signature rejected');

@@ -12,7 +12,7 @@ const ALGORITHM_BY_LENGTH: Record<number, 'sha512' | 'sha256'> = { 128: 'sha512'
  * Checks a hex HMAC of `signed` (the raw body bytes) in either letter case. Pure and total:
  * any header value, however odd, yields a verdict and never throws.
  */
-export function checkSignature(secret: string, signed: string, header: string | string[] | undefined): SignatureCheck {
+export function checkSignature(secret: string, signed: string | Buffer, header: string | string[] | undefined): SignatureCheck {
   // A repeated header is ambiguous: refuse it rather than pick one.
   if (Array.isArray(header)) return 'malformed';
   if (header === undefined || header === '') return 'missing';

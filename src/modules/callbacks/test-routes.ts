@@ -68,7 +68,12 @@ export function testCallbackRoutes(app: App, ctx: AppContext): void {
           'Answers text/plain. A GET has no body, so the signature covers the raw query string as sent (the part after "?", ' +
           `empty when there is none). ${SIGNATURE_NOTE}`,
         tags: TAGS,
-        response: { 200: Type.String({ description: 'Lines "received: true", "eventId: …", and "signatureValid: …" when a signature was sent' }) },
+        response: {
+          200: {
+            description: 'Lines "received: true", "eventId: …", and "signatureValid: …" when a signature was sent',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+        },
       },
       config: { auth: 'none' },
     },
