@@ -5,18 +5,26 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    { name: 'no-cycles', severity: 'error', comment: 'No import cycles, type-only ones included.', from: {}, to: { circular: true } },
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'No import cycles, type-only ones included.',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'lib-imports-nothing-of-ours',
       severity: 'error',
-      comment: 'src/lib/ holds pure helpers: it imports only libraries, itself and the error vocabulary (src/errors.ts, which imports nothing).',
+      comment:
+        'src/lib/ holds pure helpers: it imports only libraries, itself and the error vocabulary (src/errors.ts, which imports nothing).',
       from: { path: '^src/lib/' },
       to: { path: '^(src|sandbox)/', pathNot: '^src/(lib/|errors\\.ts$)' },
     },
     {
       name: 'storage-imports-only-lib',
       severity: 'error',
-      comment: 'src/storage/ knows the database, not the domain: it imports only src/lib/ (and the Config type for secrets).',
+      comment:
+        'src/storage/ knows the database, not the domain: it imports only src/lib/ (and the Config type for secrets).',
       from: { path: '^src/storage/' },
       to: { path: '^(src|sandbox)/', pathNot: ['^src/(lib|storage)/', '^src/config\\.ts$'] },
     },

@@ -53,12 +53,13 @@ export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv)
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4000);
   };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.once('exit', (code, signal) => {
     children.delete(child);
-    if (code !== 0 && signal === null && !stopping) process.stderr.write(`bench: ${name} exited with code ${code}\n${tail}\n`);
+    if (code !== 0 && signal === null && !stopping)
+      process.stderr.write(`bench: ${name} exited with code ${code}\n${tail}\n`);
   });
   return {
     process: child,
@@ -81,8 +82,8 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<string>
     children.add(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (chunk) => (stdout += chunk));
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
     child.once('exit', (code) => {
       children.delete(child);
       if (code === 0) resolve(stdout);

@@ -38,7 +38,10 @@ function groupOf(frame: ProfileNode['callFrame']): string {
 }
 
 function shortWhere(url: string, line: number): string {
-  const trimmed = url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/');
+  const trimmed = url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*node_modules\//, '')
+    .replace(/^.*\/dist\//, 'dist/');
   return trimmed ? `${trimmed}:${line + 1}` : '';
 }
 
@@ -75,7 +78,11 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
 
 export function formatSummary(summary: ProfileSummary): string {
   const pct = (ms: number) => `${((100 * ms) / summary.totalMs).toFixed(1).padStart(5)}%`;
-  const lines = [`profile: ${(summary.totalMs / 1000).toFixed(1)} s sampled, ${pct(summary.busyMs).trim()} busy`, '', 'self time by where the code lives:'];
+  const lines = [
+    `profile: ${(summary.totalMs / 1000).toFixed(1)} s sampled, ${pct(summary.busyMs).trim()} busy`,
+    '',
+    'self time by where the code lives:',
+  ];
   for (const g of summary.groups.slice(0, 20)) lines.push(`  ${pct(g.ms)}  ${g.group}`);
   lines.push('', 'top functions by self time:');
   for (const f of summary.functions) lines.push(`  ${pct(f.ms)}  ${f.name}  ${f.where}`);

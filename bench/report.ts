@@ -26,7 +26,8 @@ export interface RunInfo {
 const BEGIN = '<!-- analysis:begin (hand-written; `npm run bench` keeps this section) -->';
 const END = '<!-- analysis:end -->';
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 export function ratio(r: StoreResult): number {
   return r.payments.perSecond / r.baseline.perSecond;
@@ -57,12 +58,19 @@ export function cpuTable(results: StoreResult[], cores: number): string {
     '|---|---|---:|---:|',
   ];
   for (const r of results) {
-    for (const [label, load] of [['payments', r.payments], ['baseline', r.baseline]] as const) {
+    for (const [label, load] of [
+      ['payments', r.payments],
+      ['baseline', r.baseline],
+    ] as const) {
       const cpu = load.cpuMsPerRequest;
       if (!cpu) continue;
       const total = Object.values(cpu).reduce((a, b) => a + b, 0);
-      const parts = Object.entries(cpu).map(([group, ms]) => `${group} ${ms.toFixed(2)}`).join(', ');
-      rows.push(`| ${r.store === 'postgres' ? 'PostgreSQL' : 'PGlite'} ${label} | ${parts} | ${total.toFixed(2)} | ${fmt((cores * 1000) / total)} |`);
+      const parts = Object.entries(cpu)
+        .map(([group, ms]) => `${group} ${ms.toFixed(2)}`)
+        .join(', ');
+      rows.push(
+        `| ${r.store === 'postgres' ? 'PostgreSQL' : 'PGlite'} ${label} | ${parts} | ${total.toFixed(2)} | ${fmt((cores * 1000) / total)} |`,
+      );
     }
   }
   return rows.join('\n');
@@ -81,9 +89,14 @@ export function writeReport(file: string, info: RunInfo, results: StoreResult[],
   const notes = results.flatMap((r) => {
     const lines: string[] = [];
     if (r.succeededInDb !== undefined) {
-      lines.push(`- ${r.store}: ${fmt(r.succeededInDb)} payments are \`succeeded\` in the database after the run (warm-up included), for ${fmt(r.payments.ok)} measured approvals.`);
+      lines.push(
+        `- ${r.store}: ${fmt(r.succeededInDb)} payments are \`succeeded\` in the database after the run (warm-up included), for ${fmt(r.payments.ok)} measured approvals.`,
+      );
     }
-    if (r.payments.exhausted) lines.push(`- ${r.store}: the pre-created payment requests ran out after ${r.payments.seconds.toFixed(1)} s; the rate is over that time.`);
+    if (r.payments.exhausted)
+      lines.push(
+        `- ${r.store}: the pre-created payment requests ran out after ${r.payments.seconds.toFixed(1)} s; the rate is over that time.`,
+      );
     return lines;
   });
 

@@ -34,8 +34,8 @@ const { values: args } = parseArgs({
 const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
-const STORES = args.stores!.split(',') as Array<'postgres' | 'pglite'>;
-const PROFILE = args.profile!;
+const STORES = args.stores.split(',') as Array<'postgres' | 'pglite'>;
+const PROFILE = args.profile;
 
 const secret = () => randomBytes(32).toString('base64url');
 const JWT_SECRET = secret();
@@ -60,7 +60,10 @@ interface Store {
 
 let pgAdminUrl: string | undefined;
 function postgresAdminUrl(): string {
-  pgAdminUrl ??= execFileSync('bash', [path.join(ROOT, 'scripts/pg-cluster.sh'), 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  pgAdminUrl ??= execFileSync('bash', [path.join(ROOT, 'scripts/pg-cluster.sh'), 'start'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   return pgAdminUrl;
 }
 
@@ -96,7 +99,8 @@ async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<St
     database: name,
     gatewayDb: { DATABASE_URL: databaseUrl },
     baselineDb: { DATABASE_URL: databaseUrl },
-    countSucceeded: async () => Number((await reader.query(`select count(*) as n from payments where status = 'succeeded'`)).rows[0].n),
+    countSucceeded: async () =>
+      Number((await reader.query(`select count(*) as n from payments where status = 'succeeded'`)).rows[0].n),
     dispose,
   };
 }
@@ -113,17 +117,26 @@ async function describePostgres(): Promise<string> {
 
 function pgliteVersion(): string {
   try {
-    return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
   } catch {
     return '';
   }
 }
 
 /** Gateway settings the run uses, for the report. */
-const gatewaySettings = () => `NODE_ENV=development, LOG_LEVEL=warn, in-memory rate limiter (RATE_LIMIT_MAX=10000000), SANDBOX_LATENCY_MS=0`;
+const gatewaySettings = () =>
+  `NODE_ENV=development, LOG_LEVEL=warn, in-memory rate limiter (RATE_LIMIT_MAX=10000000), SANDBOX_LATENCY_MS=0`;
 
 /** A load run with the CPU each process spent on it, in milliseconds per answered request. */
-async function meteredLoad(options: LoadOptions, processes: Record<string, number>, database: string | undefined): Promise<LoadResult> {
+async function meteredLoad(
+  options: LoadOptions,
+  processes: Record<string, number>,
+  database: string | undefined,
+): Promise<LoadResult> {
   const meter = startCpuMeter(processes, database);
   const result = await runLoad(options);
   const spent = meter.read();
@@ -132,7 +145,10 @@ async function meteredLoad(options: LoadOptions, processes: Record<string, numbe
   return result;
 }
 
-async function runGatewayRound(store: Store, profileDir: string | undefined): Promise<{ payments: LoadResult; succeededInDb?: number }> {
+async function runGatewayRound(
+  store: Store,
+  profileDir: string | undefined,
+): Promise<{ payments: LoadResult; succeededInDb?: number }> {
   const gatewayPort = await freePort();
   const sandboxPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -140,12 +156,25 @@ async function runGatewayRound(store: Store, profileDir: string | undefined): Pr
 
   // PGlite: the CLI must run before the gateway holds the data directory.
   const created = JSON.parse(
-    await runNode([path.join(DIST, 'src/cli.js'), 'merchant', 'create', '--email', USER.email, '--password', USER.password, '--name', USER.name], {
-      ...baseEnv(),
-      ...store.gatewayDb,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-    }),
+    await runNode(
+      [
+        path.join(DIST, 'src/cli.js'),
+        'merchant',
+        'create',
+        '--email',
+        USER.email,
+        '--password',
+        USER.password,
+        '--name',
+        USER.name,
+      ],
+      {
+        ...baseEnv(),
+        ...store.gatewayDb,
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'warn',
+      },
+    ),
   ) as { userId: number };
 
   const children: Child[] = [];
@@ -160,20 +189,24 @@ async function runGatewayRound(store: Store, profileDir: string | undefined): Pr
     children.push(sandbox);
     await waitForHttp(`${sandboxUrl}/`, sandbox);
 
-    const gateway = startChild('gateway', [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), path.join(DIST, 'src/main.js')], {
-      ...baseEnv(),
-      ...store.gatewayDb,
-      NODE_ENV: 'development',
-      SEED_DEMO: 'false',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_MAX: '10000000',
-      PORT: String(gatewayPort),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: gatewayUrl,
-      SANDBOX_URL: sandboxUrl,
-      JWT_SECRET,
-      CALLBACK_SIGNING_SECRET,
-    });
+    const gateway = startChild(
+      'gateway',
+      [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), path.join(DIST, 'src/main.js')],
+      {
+        ...baseEnv(),
+        ...store.gatewayDb,
+        NODE_ENV: 'development',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_MAX: '10000000',
+        PORT: String(gatewayPort),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: gatewayUrl,
+        SANDBOX_URL: sandboxUrl,
+        JWT_SECRET,
+        CALLBACK_SIGNING_SECRET,
+      },
+    );
     children.unshift(gateway);
     await waitForHttp(`${gatewayUrl}/healthz`, gateway);
 
@@ -181,24 +214,30 @@ async function runGatewayRound(store: Store, profileDir: string | undefined): Pr
     const pay = async (seconds: number, supply: number) => {
       const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
       let next = 0;
-      return meteredLoad({
-        url: gatewayUrl,
-        connections: CONNECTIONS,
-        durationSeconds: seconds,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-        body: H2H_CARD_BODY,
-        nextPath: () => `/payments/h2h/${ids[next++]}`,
-        amount: ids.length,
-        isFailure: (body) => !body.includes('"status":"succeeded"'),
-      }, { gateway: gateway.process.pid!, sandbox: sandbox.process.pid! }, store.database);
+      return meteredLoad(
+        {
+          url: gatewayUrl,
+          connections: CONNECTIONS,
+          durationSeconds: seconds,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: H2H_CARD_BODY,
+          nextPath: () => `/payments/h2h/${ids[next++]}`,
+          amount: ids.length,
+          isFailure: (body) => !body.includes('"status":"succeeded"'),
+        },
+        { gateway: gateway.process.pid!, sandbox: sandbox.process.pid! },
+        store.database,
+      );
     };
     log(`  ${store.kind}: warm-up ${WARMUP} s`);
     const warm = await pay(WARMUP, Math.max(CONNECTIONS * 4, Math.round(WARMUP * 1500)));
     // Enough requests for the measured run at the warmed-up rate with room to speed up; if they
     // run out anyway the run ends early and the report says so.
     const supply = Math.min(100_000, Math.ceil(Math.max(warm.perSecond, 200) * DURATION * 1.5) + 1000);
-    log(`  ${store.kind}: warm-up ${Math.round(warm.perSecond)}/s; creating ${supply} payment requests, then ${DURATION} s measured`);
+    log(
+      `  ${store.kind}: warm-up ${Math.round(warm.perSecond)}/s; creating ${supply} payment requests, then ${DURATION} s measured`,
+    );
     const payments = await pay(DURATION, supply);
     const succeededInDb = await store.countSucceeded?.();
     return { payments, succeededInDb };
@@ -218,14 +257,18 @@ async function runBaselineRound(store: Store): Promise<LoadResult> {
   try {
     await waitForHttp(`${url}/healthz`, server);
     const load = (seconds: number) =>
-      meteredLoad({
-        url: `${url}/rows`,
-        connections: CONNECTIONS,
-        durationSeconds: seconds,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: BASELINE_BODY,
-      }, { 'baseline server': server.process.pid! }, store.database);
+      meteredLoad(
+        {
+          url: `${url}/rows`,
+          connections: CONNECTIONS,
+          durationSeconds: seconds,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: BASELINE_BODY,
+        },
+        { 'baseline server': server.process.pid! },
+        store.database,
+      );
     await load(WARMUP);
     return await load(DURATION);
   } finally {
@@ -240,7 +283,7 @@ function log(line: string): void {
 async function main(): Promise<void> {
   const started = new Date();
   // The machine may be shared: the load before the run says how much else was competing for it.
-  const loadBefore = os.loadavg()[0]!.toFixed(1);
+  const loadBefore = os.loadavg()[0].toFixed(1);
   log(`bench: Node ${process.version}; 1-minute load average before the run: ${loadBefore}`);
   const stamp = started.toISOString().replace(/\D/g, '').slice(0, 14);
   const results: StoreResult[] = [];
@@ -251,10 +294,15 @@ async function main(): Promise<void> {
     const profileDir = PROFILE ? mkdtempSync(path.join(os.tmpdir(), `bench-profile-${kind}-`)) : undefined;
     try {
       const { payments, succeededInDb } = await runGatewayRound(store, profileDir);
-      log(`  ${kind}: ${Math.round(payments.perSecond)} payments/s, p50 ${payments.p50} ms, p99 ${payments.p99} ms, ${payments.errors} errors`);
+      log(
+        `  ${kind}: ${Math.round(payments.perSecond)} payments/s, p50 ${payments.p50} ms, p99 ${payments.p99} ms, ${payments.errors} errors`,
+      );
       if (profileDir) {
         const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-        if (file) profiles.push(`== gateway CPU profile, ${kind} (${path.join(profileDir, file)}) ==\n${formatSummary(summariseProfile(path.join(profileDir, file)))}`);
+        if (file)
+          profiles.push(
+            `== gateway CPU profile, ${kind} (${path.join(profileDir, file)}) ==\n${formatSummary(summariseProfile(path.join(profileDir, file)))}`,
+          );
       }
       log(`  ${kind}: baseline`);
       const baseline = await runBaselineRound(store);

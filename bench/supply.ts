@@ -17,11 +17,18 @@ async function call(pool: Pool, method: 'POST' | 'PUT', path: string, headers: R
 }
 
 /** Logs in as the merchant's user and generates its test API key, as a merchant would. */
-export async function testApiKey(gatewayUrl: string, user: { email: string; password: string; userId: number }): Promise<string> {
+export async function testApiKey(
+  gatewayUrl: string,
+  user: { email: string; password: string; userId: number },
+): Promise<string> {
   const pool = new Pool(gatewayUrl, { connections: 1 });
   try {
-    const { accessToken } = JSON.parse(await call(pool, 'POST', '/auth/login', {}, { email: user.email, password: user.password }));
-    const answer = await call(pool, 'PUT', `/users/${user.userId}/apikey?mode=test`, { authorization: `Bearer ${accessToken}` });
+    const { accessToken } = JSON.parse(
+      await call(pool, 'POST', '/auth/login', {}, { email: user.email, password: user.password }),
+    );
+    const answer = await call(pool, 'PUT', `/users/${user.userId}/apikey?mode=test`, {
+      authorization: `Bearer ${accessToken}`,
+    });
     return answer.startsWith('"') ? (JSON.parse(answer) as string) : answer;
   } finally {
     await pool.close();
@@ -29,18 +36,29 @@ export async function testApiKey(gatewayUrl: string, user: { email: string; pass
 }
 
 /** Creates `count` open payment requests, `concurrency` at a time; returns their ids. */
-export async function createPaymentRequests(gatewayUrl: string, apiKey: string, count: number, concurrency = 32): Promise<number[]> {
+export async function createPaymentRequests(
+  gatewayUrl: string,
+  apiKey: string,
+  count: number,
+  concurrency = 32,
+): Promise<number[]> {
   const pool = new Pool(gatewayUrl, { connections: concurrency });
   const ids: number[] = [];
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const n = next++;
-      const text = await call(pool, 'POST', '/payment-requests', { 'x-api-key': apiKey }, {
-        amount: REQUEST_AMOUNT,
-        currency: REQUEST_CURRENCY,
-        reference: `bench-${n}`,
-      });
+      const text = await call(
+        pool,
+        'POST',
+        '/payment-requests',
+        { 'x-api-key': apiKey },
+        {
+          amount: REQUEST_AMOUNT,
+          currency: REQUEST_CURRENCY,
+          reference: `bench-${n}`,
+        },
+      );
       ids.push((JSON.parse(text) as { paymentRequestId: number }).paymentRequestId);
     }
   };

@@ -8,13 +8,23 @@ import { formatSummary, runFuzz } from './fuzz/run.js';
  * TEST_DATABASE_URL, and exits non-zero when any answer breaks the published contract.
  */
 async function main(): Promise<void> {
-  const options = integerOptions(process.argv.slice(2), { seed: Date.now() % 1_000_000, count: 50_000, concurrency: 4 });
+  const options = integerOptions(process.argv.slice(2), {
+    seed: Date.now() % 1_000_000,
+    count: 50_000,
+    concurrency: 4,
+  });
   const gw = await startTestGateway({ env: { RATE_LIMIT_MAX: '10000000', LOG_LEVEL: 'warn' } });
   try {
-    process.stderr.write(`fuzzing ${gw.url} (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}), seed ${options.seed}, ${options.count} probes\n`);
+    process.stderr.write(
+      `fuzzing ${gw.url} (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}), seed ${options.seed}, ${options.count} probes\n`,
+    );
     const summary = await runFuzz(
       { url: gw.url, callbackSecret: gw.gateway.app.ctx.secrets.callbackSigningSecret, merchant: () => gw.merchant() },
-      { ...options, sweep: true, onProgress: (done) => done % 5000 === 0 && process.stderr.write(`  ${done} probes\n`) },
+      {
+        ...options,
+        sweep: true,
+        onProgress: (done) => done % 5000 === 0 && process.stderr.write(`  ${done} probes\n`),
+      },
     );
     process.stdout.write(`${formatSummary(summary)}\n`);
     process.exitCode = summary.failureCount === 0 ? 0 : 1;

@@ -14,8 +14,10 @@ export function acsRoutes(app: SandboxApp, ctx: SandboxContext): void {
   app.get('/acs/:acsId', { schema: { params: AcsParams } }, async (request, reply) => {
     const challenge = ctx.challenges.get(request.params.acsId);
     reply.type('text/html; charset=utf-8');
-    if (!challenge) return reply.code(404).send(page('Unknown challenge', '<p>This authentication request does not exist.</p>'));
-    if (challenge.decision) return page('Authentication complete', '<p>This authentication has already been completed.</p>');
+    if (!challenge)
+      return reply.code(404).send(page('Unknown challenge', '<p>This authentication request does not exist.</p>'));
+    if (challenge.decision)
+      return page('Authentication complete', '<p>This authentication has already been completed.</p>');
     const { payment } = challenge;
     const amount = `${escapeHtml(payment.currency)} ${(payment.amount / 100).toFixed(2)} (${payment.amount} minor units)`;
     return page(
@@ -48,7 +50,9 @@ export function acsRoutes(app: SandboxApp, ctx: SandboxContext): void {
       await ctx.callbacks.send('/callbacks/3ds', Buffer.from(JSON.stringify(event)));
     }
     if (challenge.returnUrl) return reply.code(303).header('location', challenge.returnUrl).send();
-    return reply.type('text/html; charset=utf-8').send(page('Authentication complete', '<p>You may close this window.</p>'));
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(page('Authentication complete', '<p>You may close this window.</p>'));
   });
 }
 

@@ -30,14 +30,19 @@ export interface CallbackRecord {
 }
 
 /** Test control `X-Sandbox-Callback`. */
-export type CallbackMode = { kind: 'normal' } | { kind: 'duplicate' } | { kind: 'late'; ms: number } | { kind: 'out-of-order' };
+export type CallbackMode =
+  { kind: 'normal' } | { kind: 'duplicate' } | { kind: 'late'; ms: number } | { kind: 'out-of-order' };
 
 export function parseCallbackMode(header: string | undefined): CallbackMode {
   if (header === undefined || header === 'normal') return { kind: 'normal' };
   if (header === 'duplicate' || header === 'out-of-order') return { kind: header };
   const late = /^late:(\d{1,7})$/.exec(header);
   if (late) return { kind: 'late', ms: Number(late[1]) };
-  throw new SandboxError(400, 'invalid_request', 'X-Sandbox-Callback must be normal, duplicate, late:<ms> or out-of-order');
+  throw new SandboxError(
+    400,
+    'invalid_request',
+    'X-Sandbox-Callback must be normal, duplicate, late:<ms> or out-of-order',
+  );
 }
 
 export const MAX_ATTEMPTS = 6;
@@ -117,7 +122,13 @@ export class CallbackSender {
   send(path: CallbackPath, raw: Buffer): Promise<CallbackRecord> {
     const delivery: Delivery = {
       raw,
-      record: { path, body: JSON.parse(raw.toString('utf8')) as CallbackEvent, status: null, attempts: 0, delivered: false },
+      record: {
+        path,
+        body: JSON.parse(raw.toString('utf8')) as CallbackEvent,
+        status: null,
+        attempts: 0,
+        delivered: false,
+      },
     };
     this.deliveries.push(delivery);
     return new Promise((resolve) => {

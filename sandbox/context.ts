@@ -7,7 +7,13 @@ import type { Ledger } from './ledger.js';
 import type { UpiCollects } from './upi-collects.js';
 import type { Timers } from './util.js';
 
-export type SandboxApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type SandboxApp = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /** Everything the sandbox's routes share, built once by `startSandbox`. All state is in memory. */
 export interface SandboxContext {

@@ -26,7 +26,9 @@ export function followUpRoutes(scope: SandboxApp, ledger: Ledger): void {
     return { id: created.id, status: created.status, amount: created.amount, reference: created.reference };
   });
 
-  scope.get('/payments/:id', { schema: { params: IdParams } }, async (request) => paymentView(ledger.get(request.params.id)));
+  scope.get('/payments/:id', { schema: { params: IdParams } }, async (request) =>
+    paymentView(ledger.get(request.params.id)),
+  );
 
   scope.get('/payments', { schema: { querystring: ReferenceQuery } }, async (request) => {
     const payment = ledger.findByReference(request.query.reference);

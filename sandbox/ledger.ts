@@ -116,7 +116,9 @@ export function refund(payment: Payment, amount: number, reference: string): Ref
   if (payment.status !== 'captured' && payment.status !== 'partially_refunded') throw invalidState(payment, 'refund');
   const refundable = payment.amountCaptured - payment.amountRefunded;
   if (amount > refundable) {
-    throw new SandboxError(409, 'invalid_amount', `refund amount ${amount} exceeds the refundable ${refundable}`, { refundable });
+    throw new SandboxError(409, 'invalid_amount', `refund amount ${amount} exceeds the refundable ${refundable}`, {
+      refundable,
+    });
   }
   const created: Refund = { id: newId('rf'), reference, amount, status: 'succeeded' };
   payment.refunds.set(reference, created);
@@ -169,7 +171,9 @@ export function paymentEvent(payment: Payment): CallbackEvent {
 }
 
 function invalidState(payment: Payment, action: string): SandboxError {
-  return new SandboxError(409, 'invalid_state', `cannot ${action} a payment in status ${payment.status}`, { status: payment.status });
+  return new SandboxError(409, 'invalid_state', `cannot ${action} a payment in status ${payment.status}`, {
+    status: payment.status,
+  });
 }
 
 function authorizationCode(): string {

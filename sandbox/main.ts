@@ -8,16 +8,18 @@ import { startSandbox } from './server.js';
  */
 function readEnv(env: NodeJS.ProcessEnv) {
   const problems: string[] = [];
-  const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
+  const read = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
   const integer = (name: string, fallback: number, min: number, max: number) => {
     const raw = read(name);
     if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
     return Number(raw);
   };
   const url = (name: string, fallback?: string) => {
     const raw = read(name) ?? fallback;
-    if (raw !== undefined && !/^https?:\/\/[^\s]+$/.test(raw)) problems.push(`${name} must be an http or https URL (got "${raw}")`);
+    if (raw !== undefined && !/^https?:\/\/[^\s]+$/.test(raw))
+      problems.push(`${name} must be an http or https URL (got "${raw}")`);
     return raw;
   };
   const options = {
@@ -29,7 +31,8 @@ function readEnv(env: NodeJS.ProcessEnv) {
     latencyMs: integer('SANDBOX_LATENCY_MS', 0, 0, 600_000),
     upiCollectTtlSeconds: integer('UPI_COLLECT_TTL_SECONDS', 300, 1, 86_400),
   };
-  if (!options.callbackSecret) problems.push('CALLBACK_SIGNING_SECRET is required (the gateway must share it to verify callbacks)');
+  if (!options.callbackSecret)
+    problems.push('CALLBACK_SIGNING_SECRET is required (the gateway must share it to verify callbacks)');
   return { options, problems };
 }
 

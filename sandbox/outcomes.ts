@@ -4,9 +4,7 @@
  */
 
 /** What finally happens to an authorization. */
-export type FinalOutcome =
-  | { result: 'approved'; eci?: string }
-  | { result: 'declined'; code: string; reason: string };
+export type FinalOutcome = { result: 'approved'; eci?: string } | { result: 'declined'; code: string; reason: string };
 
 /** How the processor reaches that final outcome. */
 export type AuthorizationPlan =
@@ -39,7 +37,8 @@ export const CARD_TABLE: Readonly<Record<string, AuthorizationPlan>> = {
 /** `force3ds` turns any approving card (frictionless included) into a challenge. */
 export function cardPlan(number: string, force3ds: boolean): AuthorizationPlan {
   const plan = CARD_TABLE[number] ?? final(APPROVED);
-  if (force3ds && plan.kind === 'final' && plan.outcome.result === 'approved') return { kind: 'challenge', outcome: APPROVED };
+  if (force3ds && plan.kind === 'final' && plan.outcome.result === 'approved')
+    return { kind: 'challenge', outcome: APPROVED };
   return plan;
 }
 

@@ -48,7 +48,9 @@ export function cardProcessorRoutes(scope: SandboxApp, ctx: SandboxContext, proc
         instrument: `card ending ${last4(card.number)}`,
       });
       const mode = callbackMode(request);
-      return processor === 'acme' ? answerNow(ctx, reply, payment, plan, mode) : answerByCallback(ctx, reply, payment, plan, mode);
+      return processor === 'acme'
+        ? answerNow(ctx, reply, payment, plan, mode)
+        : answerByCallback(ctx, reply, payment, plan, mode);
     });
     return reply.code(answer.statusCode).send(answer.body);
   });
@@ -58,7 +60,8 @@ export function cardProcessorRoutes(scope: SandboxApp, ctx: SandboxContext, proc
 
 /** Defence in depth (the gateway validates first), then the card table. */
 function checkedPlan(body: CardAuthorization): AuthorizationPlan {
-  if (!luhnValid(body.card.number)) throw new SandboxError(400, 'invalid_card', 'card number is not valid', { field: 'number' });
+  if (!luhnValid(body.card.number))
+    throw new SandboxError(400, 'invalid_card', 'card number is not valid', { field: 'number' });
   if (expired(body.card.expMonth, body.card.expYear, new Date())) {
     throw new SandboxError(400, 'invalid_card', 'card has expired', { field: 'expiration' });
   }
@@ -78,19 +81,33 @@ export function openPayment(
   challenge: { returnUrl?: string; instrument: string },
 ): Payment {
   const payment = ledger.open(input, plan.kind === 'challenge' ? 'challenge' : 'pending');
-  if (plan.kind === 'challenge') payment.challengeUrl = ctx.challenges.open({ payment, outcome: plan.outcome, ...challenge });
+  if (plan.kind === 'challenge')
+    payment.challengeUrl = ctx.challenges.open({ payment, outcome: plan.outcome, ...challenge });
   return payment;
 }
 
 /** acme: the outcome in the answer; a `pending` one is settled by a callback to `/callbacks/svc`. */
-function answerNow(ctx: SandboxContext, reply: FastifyReply, payment: Payment, plan: AuthorizationPlan, mode: CallbackMode): Answer {
+function answerNow(
+  ctx: SandboxContext,
+  reply: FastifyReply,
+  payment: Payment,
+  plan: AuthorizationPlan,
+  mode: CallbackMode,
+): Answer {
   if (plan.kind === 'final') settle(payment, plan.outcome);
-  if (plan.kind === 'pending') afterAnswer(reply, () => settleLater(ctx, payment, plan.outcome, '/callbacks/svc', mode));
+  if (plan.kind === 'pending')
+    afterAnswer(reply, () => settleLater(ctx, payment, plan.outcome, '/callbacks/svc', mode));
   return { statusCode: 200, body: authorizationView(payment) };
 }
 
 /** globex: 202 now, the outcome (success, failed or requires_action) by callback once the answer is out. */
-function answerByCallback(ctx: SandboxContext, reply: FastifyReply, payment: Payment, plan: AuthorizationPlan, mode: CallbackMode): Answer {
+function answerByCallback(
+  ctx: SandboxContext,
+  reply: FastifyReply,
+  payment: Payment,
+  plan: AuthorizationPlan,
+  mode: CallbackMode,
+): Answer {
   afterAnswer(reply, () => {
     if (plan.kind === 'pending') return settleLater(ctx, payment, plan.outcome, '/callbacks/svc-gateway', mode);
     if (plan.kind === 'final') settle(payment, plan.outcome);
@@ -99,7 +116,13 @@ function answerByCallback(ctx: SandboxContext, reply: FastifyReply, payment: Pay
   return { statusCode: 202, body: { id: payment.id, status: 'accepted' } };
 }
 
-function settleLater(ctx: SandboxContext, payment: Payment, outcome: FinalOutcome, path: CallbackPath, mode: CallbackMode): void {
+function settleLater(
+  ctx: SandboxContext,
+  payment: Payment,
+  outcome: FinalOutcome,
+  path: CallbackPath,
+  mode: CallbackMode,
+): void {
   ctx.timers.later(PENDING_SETTLE_MS, () => {
     settle(payment, outcome);
     ctx.callbacks.dispatch(path, paymentEvent(payment), mode);

@@ -102,9 +102,13 @@ export function buildSandboxApp(ctx: SandboxContext): SandboxApp {
       return reply.code(error.statusCode).send({ error: error.code, message: error.message, ...error.extra });
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    return reply.code(status).send({ error: status === 500 ? 'internal_error' : 'invalid_request', message: error.message });
+    return reply
+      .code(status)
+      .send({ error: status === 500 ? 'internal_error' : 'invalid_request', message: error.message });
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` }));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` }),
+  );
 
   app.register(async (scope) => cardProcessorRoutes(scope as SandboxApp, ctx, 'acme'), { prefix: '/acme/v1' });
   app.register(async (scope) => cardProcessorRoutes(scope as SandboxApp, ctx, 'globex'), { prefix: '/globex/v1' });

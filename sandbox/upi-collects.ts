@@ -37,7 +37,8 @@ export class UpiCollects {
   }
 
   private fresh(collect: Collect | undefined): Collect | undefined {
-    if (collect?.status === 'pending' && Date.now() >= collect.createdAt + this.ttlSeconds * 1000) collect.status = 'expired';
+    if (collect?.status === 'pending' && Date.now() >= collect.createdAt + this.ttlSeconds * 1000)
+      collect.status = 'expired';
     return collect;
   }
 }

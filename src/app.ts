@@ -70,7 +70,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       sendError(request, reply, toAppError(error, request));
     },
     ...(config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {}),
-  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
   const ctx: AppContext = {
     config,

@@ -39,9 +39,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const created = await storage.db
-      .transaction()
-      .execute((trx) => createMerchant({ db: trx }, input));
+    const created = await storage.db.transaction().execute((trx) => createMerchant({ db: trx }, input));
     process.stdout.write(`${JSON.stringify(created)}\n`);
     return 0;
   } finally {
@@ -52,7 +50,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
-    const message = error instanceof AppError || error instanceof ConfigError ? error.message : `error: ${(error as Error).message}`;
+    const message =
+      error instanceof AppError || error instanceof ConfigError ? error.message : `error: ${(error as Error).message}`;
     process.stderr.write(`${message}\n`);
     process.exit(1);
   },

@@ -45,7 +45,8 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -82,7 +83,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   const port = integer('PORT', 8080, 0, 65535);
   const host = read('HOST') ?? '127.0.0.1';
-  if (isIP(host) === 0 && !HOSTNAME.test(host)) problems.push(`HOST must be an IP address or a host name (got "${host}")`);
+  if (isIP(host) === 0 && !HOSTNAME.test(host))
+    problems.push(`HOST must be an IP address or a host name (got "${host}")`);
   const rawDataDir = read('DATA_DIR') ?? './data';
   // "memory://" keeps the embedded store in memory (tests, throwaway runs).
   const dataDir = rawDataDir === 'memory://' ? rawDataDir : path.resolve(rawDataDir);
@@ -106,7 +108,9 @@ export function loadConfig(env: Env = process.env): Config {
       // Fails on anything but a PEM certificate and its matching private key.
       if (tls) createSecureContext(tls);
     } catch (error) {
-      problems.push(`TLS_CERT_FILE/TLS_KEY_FILE must hold a PEM certificate and its private key: ${(error as Error).message}`);
+      problems.push(
+        `TLS_CERT_FILE/TLS_KEY_FILE must hold a PEM certificate and its private key: ${(error as Error).message}`,
+      );
       tls = undefined;
     }
   }
@@ -124,14 +128,16 @@ export function loadConfig(env: Env = process.env): Config {
   const callbackSigningSecret = secret('CALLBACK_SIGNING_SECRET');
 
   const logLevel = read('LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
 
   const trustedProxies = (read('TRUSTED_PROXIES') ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
   for (const proxy of trustedProxies) {
-    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(proxy)) problems.push(`TRUSTED_PROXIES entry "${proxy}" is not an IP address or CIDR`);
+    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(proxy))
+      problems.push(`TRUSTED_PROXIES entry "${proxy}" is not an IP address or CIDR`);
   }
 
   const rateLimit = {
@@ -146,7 +152,8 @@ export function loadConfig(env: Env = process.env): Config {
       const [id, key] = entry.trim().split(':');
       return /^[A-Za-z0-9_-]{1,32}$/.test(id ?? '') && Buffer.from(key ?? '', 'base64').length === 32;
     });
-    if (!valid) problems.push('CARD_ENCRYPTION_KEYS must be "<id>:<base64 of 32 bytes>[,<id>:<key>…]" (first is current)');
+    if (!valid)
+      problems.push('CARD_ENCRYPTION_KEYS must be "<id>:<base64 of 32 bytes>[,<id>:<key>…]" (first is current)');
   } else if (production) {
     problems.push('CARD_ENCRYPTION_KEYS is required when NODE_ENV=production');
   }

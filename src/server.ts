@@ -35,10 +35,15 @@ export interface StartOptions {
 export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.logLevel, options.logDestination);
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch((error: Error) => {
-    // Name the setting to fix (never the URL itself: it may hold a password).
-    throw new Error(`${config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR'}: the store could not be opened: ${error.message}`, { cause: error });
-  });
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch(
+    (error: Error) => {
+      // Name the setting to fix (never the URL itself: it may hold a password).
+      throw new Error(
+        `${config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR'}: the store could not be opened: ${error.message}`,
+        { cause: error },
+      );
+    },
+  );
   let sandbox: Sandbox | undefined;
   let heartbeat: Heartbeat | undefined;
   try {

@@ -42,7 +42,8 @@ export interface Order {
 }
 
 /** 200 and 402 are decisions; any other 4xx but 409 and 429 is a definite refusal; the rest is "try again". */
-export const isDefinite = (status: number) => status === 200 || status === 402 || (status >= 400 && status < 500 && status !== 409 && status !== 429);
+export const isDefinite = (status: number) =>
+  status === 200 || status === 402 || (status >= 400 && status < 500 && status !== 409 && status !== 429);
 
 export interface ClientOptions {
   url: () => string;
@@ -60,14 +61,25 @@ export interface ClientOptions {
 
 const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
 
-async function idempotent(options: ClientOptions, key: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Exchange> {
+async function idempotent(
+  options: ClientOptions,
+  key: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Exchange> {
   const exchange: Exchange = { key, answers: [], errors: 0, startedAt: Date.now() };
   const attempt = async (): Promise<Answer | undefined> => {
     options.counters.sent++;
     try {
       const res = await fetch(`${options.url()}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': options.apiKey(), 'x-idempotency-key': key, ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': options.apiKey(),
+          'x-idempotency-key': key,
+          ...headers,
+        },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(30_000),
       });
@@ -83,12 +95,14 @@ async function idempotent(options: ClientOptions, key: string, path: string, bod
       return answer;
     } catch (error) {
       exchange.errors++;
-      exchange.lastError = `${(error as Error).message} ${((error as Error).cause as Error | undefined)?.message ?? ''}`.trim();
+      exchange.lastError =
+        `${(error as Error).message} ${((error as Error).cause as Error | undefined)?.message ?? ''}`.trim();
       return undefined;
     }
   };
   let delay = 100;
-  const inTime = () => options.down() || Date.now() - Math.max(exchange.startedAt, options.lastReadyAt()) < options.deadlineMs;
+  const inTime = () =>
+    options.down() || Date.now() - Math.max(exchange.startedAt, options.lastReadyAt()) < options.deadlineMs;
   while (inTime()) {
     const answer = await attempt();
     if (answer && isDefinite(answer.status)) {
@@ -105,14 +119,31 @@ async function idempotent(options: ClientOptions, key: string, path: string, bod
 /** Creates a payment request, pays it by card, and for some refunds part of it and then tries to over-refund. */
 export async function runOrder(options: ClientOptions, order: Order): Promise<void> {
   const prefix = `chaos-${options.runId}-${order.index}`;
-  order.request = await idempotent(options, `${prefix}-request`, '/payment-requests', { amount: order.amount, currency: 'EUR', reference: prefix });
+  order.request = await idempotent(options, `${prefix}-request`, '/payment-requests', {
+    amount: order.amount,
+    currency: 'EUR',
+    reference: prefix,
+  });
   const requestId = order.request.decided?.body?.paymentRequestId;
   if (!requestId) return;
   const card = { ...PAYER, number: order.declined ? DECLINED_CARD : PAYING_CARD, expiration: '12/30', cvv: CVV };
-  order.pay = await idempotent(options, `${prefix}-pay`, `/payments/creditCard/acme/${requestId}`, card, options.payHeaders);
-  const paid = order.pay.decided?.status === 200 && order.pay.decided.body.status === 'succeeded' ? order.pay.decided.body : undefined;
+  order.pay = await idempotent(
+    options,
+    `${prefix}-pay`,
+    `/payments/creditCard/acme/${requestId}`,
+    card,
+    options.payHeaders,
+  );
+  const paid =
+    order.pay.decided?.status === 200 && order.pay.decided.body.status === 'succeeded'
+      ? order.pay.decided.body
+      : undefined;
   if (!paid || !order.refund) return;
   const part = Math.round(order.amount * 50) / 100;
-  order.refundCall = await idempotent(options, `${prefix}-refund`, `/payments/${paid.paymentId}/refunds`, { amount: part });
-  order.overRefund = await idempotent(options, `${prefix}-refund-all`, `/payments/${paid.paymentId}/refunds`, { amount: order.amount });
+  order.refundCall = await idempotent(options, `${prefix}-refund`, `/payments/${paid.paymentId}/refunds`, {
+    amount: part,
+  });
+  order.overRefund = await idempotent(options, `${prefix}-refund-all`, `/payments/${paid.paymentId}/refunds`, {
+    amount: order.amount,
+  });
 }

@@ -12,7 +12,9 @@ export function chaosCluster(port: number) {
   const env = { ...process.env, PG_TEST_PORT: String(port), PG_TEST_DIR: dir };
   const bin = () => `/usr/lib/postgresql/${readdirSync('/usr/lib/postgresql').sort().pop()}/bin`;
   const asPostgres = (args: string[]) =>
-    process.getuid?.() === 0 ? execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'ignore' }) : execFileSync(args[0], args.slice(1), { stdio: 'ignore' });
+    process.getuid?.() === 0
+      ? execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'ignore' })
+      : execFileSync(args[0], args.slice(1), { stdio: 'ignore' });
   return {
     start: (): string => execFileSync('scripts/pg-cluster.sh', ['start'], { cwd: ROOT, env, encoding: 'utf8' }).trim(),
     stop: () => execFileSync('scripts/pg-cluster.sh', ['stop'], { cwd: ROOT, env, stdio: 'ignore' }),

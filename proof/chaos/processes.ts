@@ -15,15 +15,24 @@ export function freePort(): Promise<number> {
 }
 
 /** The sandbox network as its own process (`node dist/sandbox/main.js`): its ledger outlives every gateway crash. */
-export async function startSandboxProcess(env: { port: number; gatewayUrl: string; secret: string }): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export async function startSandboxProcess(env: {
+  port: number;
+  gatewayUrl: string;
+  secret: string;
+}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['dist/sandbox/main.js'], {
     cwd: ROOT,
-    env: processEnv({ SANDBOX_PORT: String(env.port), SANDBOX_HOST: '127.0.0.1', GATEWAY_URL: env.gatewayUrl, CALLBACK_SIGNING_SECRET: env.secret }),
+    env: processEnv({
+      SANDBOX_PORT: String(env.port),
+      SANDBOX_HOST: '127.0.0.1',
+      GATEWAY_URL: env.gatewayUrl,
+      CALLBACK_SIGNING_SECRET: env.secret,
+    }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (chunk) => {
+    child.stderr.on('data', (chunk) => {
       stderr += chunk;
       if (stderr.includes('listening on')) resolve();
     });
@@ -73,9 +82,18 @@ export class GatewayLives {
       if (this.current !== life) return;
       this.current = undefined;
       this.logs += life.stdout() + life.stderr();
-      const errors = life.stdout().split('\n').filter((line) => /"level":(50|60)/.test(line));
-      const stderr = life.stderr().split(/\n\s*Try: .*\n|API reference: .*\n/).pop()!.trim();
-      this.crashes.push(`exit ${code}; stderr: ${stderr.replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 500) || '(nothing)'}; last error logged: ${(errors.pop() ?? '(none)').slice(0, 300)}`);
+      const errors = life
+        .stdout()
+        .split('\n')
+        .filter((line) => /"level":(50|60)/.test(line));
+      const stderr = life
+        .stderr()
+        .split(/\n\s*Try: .*\n|API reference: .*\n/)
+        .pop()!
+        .trim();
+      this.crashes.push(
+        `exit ${code}; stderr: ${stderr.replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 500) || '(nothing)'}; last error logged: ${(errors.pop() ?? '(none)').slice(0, 300)}`,
+      );
       await this.restartLikeASupervisor();
     });
     this.readyAt.push(Date.now());

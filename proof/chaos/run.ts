@@ -59,9 +59,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const random = prng(options.seed);
   const secret = randomBytes(24).toString('hex');
   const [gatewayPort, sandboxPort] = [await freePort(), await freePort()];
-  const sandbox = await startSandboxProcess({ port: sandboxPort, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, secret });
+  const sandbox = await startSandboxProcess({
+    port: sandboxPort,
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    secret,
+  });
   const dataDir = options.databaseUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'svc-chaos-'));
-  const store: Record<string, string> = options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : { DATA_DIR: dataDir! };
+  const store: Record<string, string> = options.databaseUrl
+    ? { DATABASE_URL: options.databaseUrl }
+    : { DATA_DIR: dataDir! };
   const gateway = new GatewayLives({
     NODE_ENV: 'development',
     HOST: '127.0.0.1',
@@ -88,7 +94,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       lastReadyAt: () => gateway.readyAt[gateway.readyAt.length - 1],
       down: () => gateway.down,
       counters,
-      payHeaders: options.scenario === 'hang' ? { 'x-sandbox-hang-ms': String(PROCESSOR_TIMEOUT_MS + 1500) } : undefined,
+      payHeaders:
+        options.scenario === 'hang' ? { 'x-sandbox-hang-ms': String(PROCESSOR_TIMEOUT_MS + 1500) } : undefined,
     };
     const orders: Order[] = Array.from({ length: options.orders }, (_, index) => ({
       index,
@@ -118,7 +125,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await gateway.kill9();
           await sleep(random() * 500);
           await gateway.start();
-          log(`  kill -9 #${i + 1}: life ${gateway.lives} ready after ${Date.now() - killedAt} ms (${done}/${orders.length} orders done)`);
+          log(
+            `  kill -9 #${i + 1}: life ${gateway.lives} ready after ${Date.now() - killedAt} ms (${done}/${orders.length} orders done)`,
+          );
         } else {
           await options.restartPostgres!();
           gateway.readyAt.push(Date.now());
@@ -131,7 +140,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (options.scenario === 'hang') faults = orders.length;
 
     const get = async (p: string) => {
-      const res = await fetch(`${gateway.url}${p}`, { headers: { 'x-api-key': gateway.apiKey }, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${gateway.url}${p}`, {
+        headers: { 'x-api-key': gateway.apiKey },
+        signal: AbortSignal.timeout(30_000),
+      });
       return { status: res.status, body: await res.json().catch(() => undefined) };
     };
     if (options.settle) {
@@ -156,13 +168,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const sandboxView = {
       byReference: async (reference: string) => {
         const res = await fetch(`${sandbox.url}/acme/v1/payments?reference=${encodeURIComponent(reference)}`);
-        return res.status === 200 ? ((await res.json()) as any) : undefined;
+        return res.status === 200 ? await res.json() : undefined;
       },
     };
     await checkOutcomes(orders, { get }, sandboxView, verdict, { settled: options.settle });
     const slow = verdict.answerAfterRestartMs.filter((ms) => ms > options.answerWithinMs);
     verdict.checked += verdict.answerAfterRestartMs.length;
-    if (slow.length > 0) verdict.violations.push(`${slow.length} interrupted calls took longer than ${options.answerWithinMs} ms after the restart to get a definite answer (longest ${Math.max(...slow)} ms)`);
+    if (slow.length > 0)
+      verdict.violations.push(
+        `${slow.length} interrupted calls took longer than ${options.answerWithinMs} ms after the restart to get a definite answer (longest ${Math.max(...slow)} ms)`,
+      );
 
     await gateway.stop();
     const storage = await openStorage({ databaseUrl: options.databaseUrl, dataDir: dataDir ?? 'memory://' });
@@ -194,7 +209,11 @@ const percentile = (values: number[], p: number) => {
 };
 
 export function formatReport(report: ChaosReport): string {
-  const faultName = { kill: 'gateway kill -9', postgres: 'PostgreSQL immediate stops', hang: 'processor hangs past the time-out' }[report.scenario];
+  const faultName = {
+    kill: 'gateway kill -9',
+    postgres: 'PostgreSQL immediate stops',
+    hang: 'processor hangs past the time-out',
+  }[report.scenario];
   const times = report.answerAfterRestartMs;
   const unique = [...new Set(report.violations.map((v) => v.replace(/chaos-[\w-]+?-(\d+)-/, 'chaos-…-')))];
   return [
@@ -202,6 +221,8 @@ export function formatReport(report: ChaosReport): string {
     `  invariants checked: ${report.checked}; violations: ${report.violations.length}`,
     `  definite answer after the gateway was back: ${times.length} interrupted calls, median ${percentile(times, 50)} ms, p95 ${percentile(times, 95)} ms, max ${times.length ? Math.max(...times) : 0} ms`,
     ...report.violations.slice(0, 40).map((v) => `    ✗ ${v}`),
-    ...(report.violations.length > 40 ? [`    … and ${report.violations.length - 40} more (${unique.length} distinct shapes)`] : []),
+    ...(report.violations.length > 40
+      ? [`    … and ${report.violations.length - 40} more (${unique.length} distinct shapes)`]
+      : []),
   ].join('\n');
 }

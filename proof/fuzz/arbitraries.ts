@@ -34,13 +34,19 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = Math.max(min, Math.min(schema.maxLength ?? SOFT_MAX_LENGTH, min + SOFT_MAX_LENGTH));
   if (schema.format === 'email') {
-    return fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.stringMatching(/^[a-z]{2,10}$/)).map(([user, host]) => `${user}@${host}.com`);
+    return fc
+      .tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), fc.stringMatching(/^[a-z]{2,10}$/))
+      .map(([user, host]) => `${user}@${host}.com`);
   }
   if (schema.format === 'date-time') {
-    return fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+    return fc
+      .date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   }
   if (schema.pattern) {
-    return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= min && s.length <= (schema.maxLength ?? Infinity));
+    return fc
+      .stringMatching(new RegExp(schema.pattern))
+      .filter((s) => s.length >= min && s.length <= (schema.maxLength ?? Infinity));
   }
   return fc.string({ minLength: min, maxLength: max });
 }
@@ -84,7 +90,10 @@ export function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(arbitraryOf(schema.items ?? {}), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
+      return fc.array(arbitraryOf(schema.items ?? {}), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 3, 3),
+      });
     case 'object':
       return objectArbitrary(schema);
     default:
@@ -101,7 +110,14 @@ export interface Violation {
   remove?: boolean;
 }
 
-const WRONG_TYPE: Record<string, unknown> = { string: 12345, integer: 'twelve', number: 'twelve', boolean: 'yes', object: 'object', array: 'array' };
+const WRONG_TYPE: Record<string, unknown> = {
+  string: 12345,
+  integer: 'twelve',
+  number: 'twelve',
+  boolean: 'yes',
+  object: 'object',
+  array: 'array',
+};
 
 /**
  * Every single-constraint violation of a schema, each breaking exactly one rule of one member and
@@ -109,29 +125,37 @@ const WRONG_TYPE: Record<string, unknown> = { string: 12345, integer: 'twelve', 
  */
 export function violationsOf(schema: JsonSchema, path: string[] = []): Violation[] {
   const out: Violation[] = [];
-  const at = (constraint: string, value: unknown) => out.push({ path, constraint: `${path.join('.') || '(body)'}: ${constraint}`, value });
+  const at = (constraint: string, value: unknown) =>
+    out.push({ path, constraint: `${path.join('.') || '(body)'}: ${constraint}`, value });
   if (schema.anyOf) {
     const nonNull = schema.anyOf.filter((branch) => branch.type !== 'null' && branch.const === undefined);
     if (nonNull.length === 1) return violationsOf(nonNull[0], path);
-    if (schema.anyOf.every((branch) => branch.const !== undefined)) at('not one of the allowed values', '__not_allowed__');
+    if (schema.anyOf.every((branch) => branch.const !== undefined))
+      at('not one of the allowed values', '__not_allowed__');
     return out;
   }
   if (schema.enum) at('not in enum', '__not_in_enum__');
   if (schema.type && WRONG_TYPE[schema.type] !== undefined) at(`type ${schema.type}`, WRONG_TYPE[schema.type]);
   if (schema.type === 'integer') at('integer', 1.5);
-  if (schema.minLength !== undefined && schema.minLength > 0) at(`minLength ${schema.minLength}`, '7'.repeat(schema.minLength - 1));
+  if (schema.minLength !== undefined && schema.minLength > 0)
+    at(`minLength ${schema.minLength}`, '7'.repeat(schema.minLength - 1));
   if (schema.maxLength !== undefined) at(`maxLength ${schema.maxLength}`, '7'.repeat(schema.maxLength + 1));
   if (schema.pattern && !new RegExp(schema.pattern).test('~~~')) at(`pattern ${schema.pattern}`, '~~~');
   if (schema.format === 'email') at('format email', 'not-an-email');
   if (schema.format === 'date-time') at('format date-time', '2026-13-45 25:61');
   if (schema.minimum !== undefined) at(`minimum ${schema.minimum}`, schema.minimum - 1);
   if (schema.exclusiveMinimum !== undefined) at(`exclusiveMinimum ${schema.exclusiveMinimum}`, schema.exclusiveMinimum);
-  if (schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER) at(`maximum ${schema.maximum}`, schema.maximum + 1);
+  if (schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER)
+    at(`maximum ${schema.maximum}`, schema.maximum + 1);
   if (schema.type === 'object') {
-    for (const name of schema.required ?? []) out.push({ path: [...path, name], constraint: `${[...path, name].join('.')}: required`, remove: true });
+    for (const name of schema.required ?? [])
+      out.push({ path: [...path, name], constraint: `${[...path, name].join('.')}: required`, remove: true });
     for (const [name, sub] of Object.entries(schema.properties ?? {})) out.push(...violationsOf(sub, [...path, name]));
     if (schema.maxProperties !== undefined) {
-      at(`maxProperties ${schema.maxProperties}`, Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`k${i}`, 'v'])));
+      at(
+        `maxProperties ${schema.maxProperties}`,
+        Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`k${i}`, 'v'])),
+      );
     }
   }
   return out;

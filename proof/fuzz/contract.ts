@@ -32,7 +32,13 @@ export interface ResponseCheck {
 
 /** The operations of an OpenAPI document, parameters resolved. */
 export function operationsOf(doc: any): Operation[] {
-  const resolve = (ref: any) => (ref.$ref ? ref.$ref.split('/').slice(1).reduce((node: any, key: string) => node[key], doc) : ref);
+  const resolve = (ref: any) =>
+    ref.$ref
+      ? ref.$ref
+          .split('/')
+          .slice(1)
+          .reduce((node: any, key: string) => node[key], doc)
+      : ref;
   const out: Operation[] = [];
   for (const [path, methods] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {
@@ -45,7 +51,9 @@ export function operationsOf(doc: any): Operation[] {
         body: content['application/json']?.schema,
         bodyTypes: Object.keys(content),
         security: (op.security ?? []).flatMap((entry: object) => Object.keys(entry)),
-        responses: Object.fromEntries(Object.entries<any>(op.responses).map(([status, r]) => [status, Object.keys(r.content ?? {})])),
+        responses: Object.fromEntries(
+          Object.entries<any>(op.responses).map(([status, r]) => [status, Object.keys(r.content ?? {})]),
+        ),
       });
     }
   }
@@ -76,7 +84,8 @@ export function responseChecker(doc: any): ResponseCheck {
     if (!documented) return `status ${status} is not documented (documented: ${Object.keys(op.responses).join(', ')})`;
     if (documented.length === 0) return undefined;
     const type = documented.find((t) => contentType?.toLowerCase().startsWith(t));
-    if (!type) return `content type ${contentType} is not documented for ${status} (documented: ${documented.join(', ')})`;
+    if (!type)
+      return `content type ${contentType} is not documented for ${status} (documented: ${documented.join(', ')})`;
     if (!type.includes('json')) return undefined;
     const validate = validatorFor(op, String(status), type);
     if (validate(body)) return undefined;

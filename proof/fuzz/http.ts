@@ -28,11 +28,23 @@ export async function send(baseUrl: string, request: RawRequest, signal?: AbortS
   } catch {
     // not JSON: kept as text
   }
-  return { status: response.status, contentType: response.headers.get('content-type'), headers: response.headers, text, body };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    headers: response.headers,
+    text,
+    body,
+  };
 }
 
 /** JSON call with an API key: the fixtures' way of building the world the fuzzer then probes. */
-export async function json(baseUrl: string, method: string, path: string, apiKey: string | undefined, body?: unknown): Promise<RawResponse> {
+export async function json(
+  baseUrl: string,
+  method: string,
+  path: string,
+  apiKey: string | undefined,
+  body?: unknown,
+): Promise<RawResponse> {
   const headers: Record<string, string> = {};
   if (apiKey) headers['x-api-key'] = apiKey;
   if (body !== undefined) headers['content-type'] = 'application/json';

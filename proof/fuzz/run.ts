@@ -44,7 +44,8 @@ const sample = <T>(arbitrary: fc.Arbitrary<T>, seed: number): T => fc.sample(arb
 
 /** The body branch the fixtures build: the first of a union (the card branch of h2h). */
 const bodySchemaOf = (op: Operation): JsonSchema | undefined => (op.body?.anyOf ? op.body.anyOf[0] : op.body);
-const isProviderCallback = (op: Operation) => op.path.startsWith('/callbacks/') && !op.path.startsWith('/callbacks/test/');
+const isProviderCallback = (op: Operation) =>
+  op.path.startsWith('/callbacks/') && !op.path.startsWith('/callbacks/test/');
 
 interface ParamViolation {
   parameter: Parameter;
@@ -56,7 +57,13 @@ function parameterViolations(op: Operation): ParamViolation[] {
   return op.parameters.flatMap((parameter) =>
     violationsOf(parameter.schema)
       .filter((v) => !v.constraint.includes('type string'))
-      .map((violation) => ({ parameter, violation: { ...violation, constraint: `${parameter.in} ${parameter.name}: ${violation.constraint.replace('(body): ', '')}` } })),
+      .map((violation) => ({
+        parameter,
+        violation: {
+          ...violation,
+          constraint: `${parameter.in} ${parameter.name}: ${violation.constraint.replace('(body): ', '')}`,
+        },
+      })),
   );
 }
 
@@ -77,12 +84,32 @@ function hostileBodies(seed: number): HostileBody[] {
     { name: 'random text', contentType: json, body: sample(fc.string({ unit: 'binary', maxLength: 512 }), seed) },
     { name: 'text/plain', contentType: 'text/plain', body: JSON.stringify({ amount: 1 }) },
     { name: 'application/xml', contentType: 'application/xml', body: '<a>1</a>', refused: true },
-    { name: 'multipart', contentType: 'multipart/form-data; boundary=x', body: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--', refused: true },
+    {
+      name: 'multipart',
+      contentType: 'multipart/form-data; boundary=x',
+      body: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--',
+      refused: true,
+    },
     { name: 'form', contentType: 'application/x-www-form-urlencoded', body: 'amount=1&currency=EUR' },
-    { name: 'huge (70 KiB)', contentType: json, body: JSON.stringify({ reference: 'r'.repeat(70 * 1024) }), refused: true },
-    { name: 'huge (2 MiB)', contentType: json, body: JSON.stringify({ reference: 'r'.repeat(2 * 1024 * 1024) }), refused: true },
+    {
+      name: 'huge (70 KiB)',
+      contentType: json,
+      body: JSON.stringify({ reference: 'r'.repeat(70 * 1024) }),
+      refused: true,
+    },
+    {
+      name: 'huge (2 MiB)',
+      contentType: json,
+      body: JSON.stringify({ reference: 'r'.repeat(2 * 1024 * 1024) }),
+      refused: true,
+    },
     { name: `array nested ${deep} deep`, contentType: json, body: '['.repeat(deep) + ']'.repeat(deep), refused: true },
-    { name: `object nested ${deep} deep`, contentType: json, body: '{"a":'.repeat(deep) + '1' + '}'.repeat(deep), refused: true },
+    {
+      name: `object nested ${deep} deep`,
+      contentType: json,
+      body: '{"a":'.repeat(deep) + '1' + '}'.repeat(deep),
+      refused: true,
+    },
     {
       // A well-formed callback but for its depth: it passes the signature and reaches the receiver's storage.
       name: `callback with providerData nested ${deep} deep`,
@@ -90,14 +117,22 @@ function hostileBodies(seed: number): HostileBody[] {
       body: `{"eventId":"evt-deep-${seed}","transactionId":"t-${seed}","status":"success","amount":1,"currency":"EUR","timestamp":"2026-03-01T12:00:00.000Z","providerData":${'{"a":'.repeat(deep)}1${'}'.repeat(deep)}}`,
       refused: true,
     },
-    { name: 'broken UTF-8', contentType: json, body: Buffer.concat([Buffer.from('{"reference":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')]) },
+    {
+      name: 'broken UTF-8',
+      contentType: json,
+      body: Buffer.concat([Buffer.from('{"reference":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')]),
+    },
     { name: 'lone surrogate', contentType: json, body: '{"reference":"\\ud800","name":"\\udfff"}' },
     { name: 'json null', contentType: json, body: 'null' },
     { name: 'json array', contentType: json, body: '[]' },
     { name: 'json string', contentType: json, body: '"x"' },
     { name: 'number overflow', contentType: json, body: '{"amount":1e400}' },
     { name: 'empty body', contentType: json, body: '' },
-    { name: 'prototype keys', contentType: json, body: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}' },
+    {
+      name: 'prototype keys',
+      contentType: json,
+      body: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}',
+    },
     { name: 'duplicate keys', contentType: json, body: '{"amount":1,"amount":"x"}' },
   ];
 }
@@ -111,7 +146,10 @@ const PROBES = ['/healthz', '/readyz'];
  * (must answer a documented 4xx), and hostile bodies (never a 5xx). Every answer must be documented
  * for its operation with a body matching the documented schema.
  */
-export async function runFuzz(target: FuzzTarget, options: { seed: number; count: number; sweep?: boolean; concurrency?: number; onProgress?: (done: number) => void }): Promise<FuzzSummary> {
+export async function runFuzz(
+  target: FuzzTarget,
+  options: { seed: number; count: number; sweep?: boolean; concurrency?: number; onProgress?: (done: number) => void },
+): Promise<FuzzSummary> {
   const started = Date.now();
   const doc = (await send(target.url, { method: 'GET', path: '/openapi.json' })).body as any;
   const operations = operationsOf(doc);
@@ -146,19 +184,32 @@ export async function runFuzz(target: FuzzTarget, options: { seed: number; count
     const op = sweep?.op ?? operations[index % operations.length];
     const hostileAllowed = op.method !== 'GET';
     const roll = random();
-    const kind: ProbeKind = sweep ? 'hostile' : roll < 0.4 ? 'valid' : roll < 0.75 || !hostileAllowed ? 'violation' : 'hostile';
+    const kind: ProbeKind = sweep
+      ? 'hostile'
+      : roll < 0.4
+        ? 'valid'
+        : roll < 0.75 || !hostileAllowed
+          ? 'violation'
+          : 'hostile';
     let fixture;
     try {
       fixture = await world.fixture(op, seed);
     } catch (error) {
       // The world could not be built: the gateway refused a plain valid request of the fixtures.
-      return fail({ operation: op.id, kind, probe: 'fixture', status: 0, problem: `preparing the probe failed: ${(error as Error).message.slice(0, 200)}` });
+      return fail({
+        operation: op.id,
+        kind,
+        probe: 'fixture',
+        status: 0,
+        problem: `preparing the probe failed: ${(error as Error).message.slice(0, 200)}`,
+      });
     }
 
     const values: Record<string, unknown> = {};
     for (const p of op.parameters) {
       if (p.in === 'path') values[p.name] = fixture.path[p.name] ?? sample(arbitraryOf(p.schema), seed);
-      else if (p.in === 'query' && (p.required || random() < 0.5)) values[p.name] = sample(arbitraryOf(p.schema), seed + 1);
+      else if (p.in === 'query' && (p.required || random() < 0.5))
+        values[p.name] = sample(arbitraryOf(p.schema), seed + 1);
     }
     for (const [name, value] of Object.entries(fixture.query ?? {})) values[name] = value;
     const headers: Record<string, string> = { ...fixture.credentials };
@@ -173,7 +224,10 @@ export async function runFuzz(target: FuzzTarget, options: { seed: number; count
     let contentType = 'application/json';
     let mustRefuse = kind === 'violation';
     if (kind === 'violation') {
-      const choices: Array<ParamViolation | Violation> = [...(bodySchema ? violationsOf(bodySchema) : []), ...parameterViolations(op)];
+      const choices: Array<ParamViolation | Violation> = [
+        ...(bodySchema ? violationsOf(bodySchema) : []),
+        ...parameterViolations(op),
+      ];
       if (choices.length === 0) return; // nothing to break (an operation without constraints)
       const chosen = choices[Math.floor(random() * choices.length)];
       if ('parameter' in chosen) {
@@ -216,19 +270,28 @@ export async function runFuzz(target: FuzzTarget, options: { seed: number; count
     try {
       res = await send(target.url, request);
     } catch (error) {
-      fail({ operation: op.id, kind, probe: description, status: 0, problem: `no answer: ${(error as Error).message}` });
+      fail({
+        operation: op.id,
+        kind,
+        probe: description,
+        status: 0,
+        problem: `no answer: ${(error as Error).message}`,
+      });
       return;
     }
     summary.byStatus[res.status] = (summary.byStatus[res.status] ?? 0) + 1;
-    const record = (problem: string) => fail({ operation: op.id, kind, probe: description, status: res.status, problem });
+    const record = (problem: string) =>
+      fail({ operation: op.id, kind, probe: description, status: res.status, problem });
     if (res.status >= 500) record(`${res.status} for ${description}: ${res.text.slice(0, 200)}`);
     else if (kind === 'valid' || (kind === 'violation' && !mustRefuse)) {
-      if (res.status >= 300 && res.status !== 402) record(`${description} refused with ${res.status}: ${res.text.slice(0, 200)}`);
+      if (res.status >= 300 && res.status !== 402)
+        record(`${description} refused with ${res.status}: ${res.text.slice(0, 200)}`);
     } else if (mustRefuse && (res.status < 400 || [401, 403, 429].includes(res.status))) {
       record(`${description} answered ${res.status} instead of a 4xx refusal`);
     }
     // The signature covers the raw bytes: a body signed exactly as sent is never a signature failure.
-    if (isProviderCallback(op) && res.status === 401) record(`${description}, signed over its exact bytes, answered 401: ${res.text.slice(0, 120)}`);
+    if (isProviderCallback(op) && res.status === 401)
+      record(`${description}, signed over its exact bytes, answered 401: ${res.text.slice(0, 120)}`);
     const broken = check(op, res.status, res.contentType, res.body);
     if (broken) record(broken);
   };
@@ -251,7 +314,14 @@ export async function runFuzz(target: FuzzTarget, options: { seed: number; count
     }
   }
   const ready = await send(target.url, { method: 'GET', path: '/readyz' });
-  if (ready.status !== 200) fail({ operation: 'GET /readyz', kind: 'hostile', probe: 'after the run', status: ready.status, problem: `not ready after the run: ${ready.text.slice(0, 200)}` });
+  if (ready.status !== 200)
+    fail({
+      operation: 'GET /readyz',
+      kind: 'hostile',
+      probe: 'after the run',
+      status: ready.status,
+      problem: `not ready after the run: ${ready.text.slice(0, 200)}`,
+    });
   summary.setupRequests = world.setupRequests;
   summary.elapsedMs = Date.now() - started;
   return summary;
@@ -261,9 +331,14 @@ export function formatSummary(summary: FuzzSummary): string {
   const lines = [
     `fuzz: seed ${summary.seed}, ${summary.operations} operations, ${summary.sent} probes (+${summary.setupRequests} setup requests) in ${(summary.elapsedMs / 1000).toFixed(1)} s`,
     `  probes: ${summary.byKind.valid} valid, ${summary.byKind.violation} single-constraint violations, ${summary.byKind.hostile} hostile bodies`,
-    `  statuses: ${Object.entries(summary.byStatus).map(([status, n]) => `${status}×${n}`).join(' ')}`,
+    `  statuses: ${Object.entries(summary.byStatus)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(' ')}`,
     `  violations of the contract: ${summary.failureCount}`,
   ];
-  for (const [key, { count, example }] of summary.failures) lines.push(`    ${count}× ${key}\n       e.g. ${example.probe} → ${example.status}: ${example.problem.slice(0, 300)}`);
+  for (const [key, { count, example }] of summary.failures)
+    lines.push(
+      `    ${count}× ${key}\n       e.g. ${example.probe} → ${example.status}: ${example.problem.slice(0, 300)}`,
+    );
   return lines.join('\n');
 }

@@ -47,7 +47,10 @@ export class World {
     // A second account owns the JWT: rotating its keys must not disturb the one the probes use.
     const owner = await this.target.merchant();
     this.user = owner;
-    const login = await expectOk(json(this.target.url, 'POST', '/auth/login', undefined, { email: owner.email, password: owner.password }), 'login');
+    const login = await expectOk(
+      json(this.target.url, 'POST', '/auth/login', undefined, { email: owner.email, password: owner.password }),
+      'login',
+    );
     this.jwt = login.accessToken;
     for (let i = 0; i < 3; i++) this.customerIds.push(await this.customer());
     for (let i = 0; i < 3; i++) this.requestIds.push(await this.openRequest());
@@ -63,16 +66,29 @@ export class World {
   private pick = <T>(list: T[], seed: number) => list[Math.abs(seed) % list.length];
 
   private async customer(): Promise<number> {
-    return (await this.call('POST', '/customers', { name: 'Fuzz Customer', email: `c${this.unique()}@example.com` })).id;
+    return (await this.call('POST', '/customers', { name: 'Fuzz Customer', email: `c${this.unique()}@example.com` }))
+      .id;
   }
 
   private async openRequest(): Promise<number> {
-    return (await this.call('POST', '/payment-requests', { amount: AMOUNT, currency: 'EUR', reference: `fuzz-${this.unique()}` })).paymentRequestId;
+    return (
+      await this.call('POST', '/payment-requests', {
+        amount: AMOUNT,
+        currency: 'EUR',
+        reference: `fuzz-${this.unique()}`,
+      })
+    ).paymentRequestId;
   }
 
   private async payment(captureDelayHours: number): Promise<number> {
     const id = await this.openRequest();
-    const paid = await this.call('POST', `/payments/creditCard/acme/${id}`, { ...PAYER, number: PAYING_CARDS[0], expiration: '12/30', cvv: '123', captureDelayHours });
+    const paid = await this.call('POST', `/payments/creditCard/acme/${id}`, {
+      ...PAYER,
+      number: PAYING_CARDS[0],
+      expiration: '12/30',
+      cvv: '123',
+      captureDelayHours,
+    });
     return paid.paymentId;
   }
 
@@ -105,7 +121,12 @@ export class World {
         return {
           path: {},
           credentials: apiKey,
-          body: (g) => ({ ...g, currency: 'EUR', customerId: seed % 2 ? this.pick(this.customerIds, seed) : null, expiresAt: null }),
+          body: (g) => ({
+            ...g,
+            currency: 'EUR',
+            customerId: seed % 2 ? this.pick(this.customerIds, seed) : null,
+            expiresAt: null,
+          }),
         };
       case 'GET /payment-requests':
       case 'GET /customers':
@@ -122,9 +143,17 @@ export class World {
       case 'GET /customers/{id}':
         return { path: { id: this.pick(this.customerIds, seed) }, credentials: apiKey };
       case 'PATCH /customers/{id}':
-        return { path: { id: this.pick(this.customerIds, seed) }, credentials: apiKey, body: (g) => ({ ...g, name: g.name ?? 'Renamed', memberId: `m-${this.unique()}` }) };
+        return {
+          path: { id: this.pick(this.customerIds, seed) },
+          credentials: apiKey,
+          body: (g) => ({ ...g, name: g.name ?? 'Renamed', memberId: `m-${this.unique()}` }),
+        };
       case 'POST /payments/h2h/{id}':
-        return { path: { id: await this.openRequest() }, credentials: apiKey, body: (g) => ({ ...card(g), amount: AMOUNT, unit: 'EUR' }) };
+        return {
+          path: { id: await this.openRequest() },
+          credentials: apiKey,
+          body: (g) => ({ ...card(g), amount: AMOUNT, unit: 'EUR' }),
+        };
       case 'POST /payments/creditCard/acme/{id}':
       case 'POST /payments/creditCard/globex/{id}':
         return { path: { id: await this.openRequest() }, credentials: apiKey, body: card };
@@ -148,7 +177,16 @@ export class World {
 }
 
 /** A payer that passes every check (the fixtures' own payments). */
-export const PAYER = { name: 'Fuzz Payer', email: 'payer@example.com', phoneNumber: '4915112345678', address: '1 Main St', city: 'Berlin', state: 'BE', postalCode: '10115', country: 'DE' };
+export const PAYER = {
+  name: 'Fuzz Payer',
+  email: 'payer@example.com',
+  phoneNumber: '4915112345678',
+  address: '1 Main St',
+  city: 'Berlin',
+  state: 'BE',
+  postalCode: '10115',
+  country: 'DE',
+};
 /** Only the members whose validity the schema cannot express (a real country); the rest stays generated. */
 const PAYER_FIXED = { country: 'DE' };
 /** URL members are validated as URLs beyond their schema (a length): generated text is not a URL. */

@@ -46,8 +46,10 @@ export async function checkoutCors(app: App, checkoutUrl: string): Promise<void>
       methodsByUrl.set(route.url, allowed);
       const preflight = checkoutOnly(allowed);
       // The CORS hook answers a preflight from the checkout origin itself; any other gets a bare 204.
-      app.options(route.url, { schema: { hide: true }, config: { auth: 'none', cors: preflight } }, async (_request, reply) =>
-        reply.code(204).send(),
+      app.options(
+        route.url,
+        { schema: { hide: true }, config: { auth: 'none', cors: preflight } },
+        async (_request, reply) => reply.code(204).send(),
       );
     }
     allowed.push(...methods.filter((m) => !allowed.includes(m)));

@@ -41,7 +41,10 @@ async function bearerUser(deps: CredentialDeps, request: FastifyRequest): Promis
   const match = /^Bearer\s+(\S+)$/i.exec(authorization);
   const claims = match ? await deps.tokens.verify(match[1]) : null;
   if (!claims) {
-    throw new AppError('UNAUTHORIZED', 'A valid control-panel access token is required: Authorization: Bearer <accessToken> from POST /auth/login');
+    throw new AppError(
+      'UNAUTHORIZED',
+      'A valid control-panel access token is required: Authorization: Bearer <accessToken> from POST /auth/login',
+    );
   }
   return { kind: 'user', ...claims };
 }
@@ -79,7 +82,10 @@ async function checkoutCaller(
   const param = checkoutBoundParam(request.method, request.routeOptions.url);
   const bound = param && (request.params as Record<string, string>)[param];
   if (bound === undefined || String(bound) !== String(actor.paymentRequestId)) {
-    throw new AppError('FORBIDDEN', 'A checkout session token may only be used for its own payment request on checkout routes');
+    throw new AppError(
+      'FORBIDDEN',
+      'A checkout session token may only be used for its own payment request on checkout routes',
+    );
   }
   assertMerchantMayCall(actor.merchantStatus, config);
   return actor;

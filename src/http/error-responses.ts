@@ -102,13 +102,17 @@ export function errorStatuses(route: RouteShape): number[] {
   if (route.method === 'POST' && auth !== 'none') statuses.add(422);
   if (config.paymentSubmission) [402, 502].forEach((s) => statuses.add(s));
   for (const status of ROUTE_SPECIFIC[`${route.method} ${route.url}`] ?? []) statuses.add(status);
-  for (const code of Object.keys((schema.response as object | undefined) ?? {})) if (Number(code) >= 400) statuses.add(Number(code));
+  for (const code of Object.keys((schema.response as object | undefined) ?? {}))
+    if (Number(code) >= 400) statuses.add(Number(code));
   return [...statuses].sort();
 }
 
 /** Every status the route can answer, its successes included. */
 export function declaredStatuses(route: RouteShape): Set<number> {
-  return new Set([...Object.keys((route.schema?.response as object | undefined) ?? {}).map(Number), ...errorStatuses(route)]);
+  return new Set([
+    ...Object.keys((route.schema?.response as object | undefined) ?? {}).map(Number),
+    ...errorStatuses(route),
+  ]);
 }
 
 /** The OpenAPI responses of the error statuses, pointing at the shared body schemas. */
@@ -118,7 +122,9 @@ export function errorResponses(route: RouteShape): Record<string, unknown> {
     // Credential errors and 429 keep the error-guide shape on every path (decisions.md, Error bodies).
     const credential = status === 401 || status === 403 || status === 429;
     const problem = !credential && usesProblemShape(route.url, 'INTERNAL_ERROR');
-    const [type, schema]: [string, TSchema] = problem ? ['application/problem+json', Problem] : ['application/json', ErrorGuide];
+    const [type, schema]: [string, TSchema] = problem
+      ? ['application/problem+json', Problem]
+      : ['application/json', ErrorGuide];
     responses[status] = { description: WHY[status], content: { [type]: { schema: Type.Ref(schema) } } };
   }
   return responses;

@@ -21,30 +21,49 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json or application/json-patch+json');
     case 'FST_ERR_BAD_URL':
-      return new AppError('INVALID_FORMAT', 'The request URL is not valid percent-encoded UTF-8', { details: { field: 'url', value: null } });
+      return new AppError('INVALID_FORMAT', 'The request URL is not valid percent-encoded UTF-8', {
+        details: { field: 'url', value: null },
+      });
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new AppError('INVALID_FORMAT', 'A path parameter is longer than 100 characters', { details: { field: 'url', value: null } });
+      return new AppError('INVALID_FORMAT', 'A path parameter is longer than 100 characters', {
+        details: { field: 'url', value: null },
+      });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('INVALID_JSON', 'The Content-Length header does not match the body');
   }
   // PostgreSQL data exceptions (class 22: NUL in text, a number out of a column's range, …) come from
   // values a schema let through; they are the caller's mistake, never a 500 and never SQL in the body.
-  if (/^22[0-9A-Z]{3}$/.test(String(fastifyError.code)) && typeof (error as { severity?: unknown }).severity === 'string') {
+  if (
+    /^22[0-9A-Z]{3}$/.test(String(fastifyError.code)) &&
+    typeof (error as { severity?: unknown }).severity === 'string'
+  ) {
     request.log.warn({ err: error }, 'value rejected by the database');
-    return new AppError('INVALID_FORMAT', 'A value in the request cannot be stored (out of range or an invalid character)', {
-      details: { field: null, value: null },
-    });
+    return new AppError(
+      'INVALID_FORMAT',
+      'A value in the request cannot be stored (out of range or an invalid character)',
+      {
+        details: { field: null, value: null },
+      },
+    );
   }
   // FST_ERR_CTP_INVALID_JSON_BODY: unparsable JSON, or a __proto__/constructor.prototype member (refused as poisoning).
-  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+  if (
+    error instanceof SyntaxError ||
+    fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+  ) {
     return new AppError('INVALID_JSON', 'The request body is not valid JSON');
   }
   const status = fastifyError.statusCode ?? 500;
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large');
   if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type');
-  if (status >= 400 && status < 500) return new AppError('INVALID_FORMAT', 'The request is malformed', { details: { field: null, value: null } });
+  if (status >= 400 && status < 500)
+    return new AppError('INVALID_FORMAT', 'The request is malformed', { details: { field: null, value: null } });
   request.log.error({ err: error }, 'unhandled error');
-  return new AppError('INTERNAL_ERROR', 'Something went wrong on our side; it is safe to retry with the same idempotency key');
+  return new AppError(
+    'INTERNAL_ERROR',
+    'Something went wrong on our side; it is safe to retry with the same idempotency key',
+  );
 }
 
 declare module 'fastify' {

@@ -29,11 +29,19 @@ export interface FrontEndOptions {
  */
 export async function frontEnds(app: App, options: FrontEndOptions): Promise<void> {
   const { dir, checkoutPath } = options;
-  if (checkoutPath) await serve(app, join(dir, 'checkout'), checkoutPath, (request, reply) => checkoutPageHeaders(reply, options.checkoutFrameAncestors(request)));
+  if (checkoutPath)
+    await serve(app, join(dir, 'checkout'), checkoutPath, (request, reply) =>
+      checkoutPageHeaders(reply, options.checkoutFrameAncestors(request)),
+    );
   await serve(app, join(dir, 'panel'), '/panel');
 }
 
-async function serve(app: App, root: string, path: string, pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void): Promise<void> {
+async function serve(
+  app: App,
+  root: string,
+  path: string,
+  pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void,
+): Promise<void> {
   if (!existsSync(join(root, 'index.html'))) return;
   const prefix = `${path.replace(/\/+$/, '')}/`;
   await app.register(async (scope) => {

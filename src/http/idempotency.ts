@@ -51,7 +51,11 @@ export function idempotencyHooks(app: App, ctx: AppContext): void {
   });
 }
 
-async function claimOrReplay(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+async function claimOrReplay(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
   const actor = request.actor;
   // Unauthenticated POSTs (login, callbacks) and control-panel users have no merchant scope to key on.
   if (request.method !== 'POST' || !actor || actor.kind === 'user') return;
@@ -102,10 +106,14 @@ async function claimOrReplay(ctx: AppContext, request: FastifyRequest, reply: Fa
   }
   // No row: the first request just failed with a 5xx and released the key; a retry will run.
   if (!existing || existing.response_status === null) {
-    throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this idempotency key is still being processed; retry shortly', {
-      details: { idempotencyKey: key },
-      headers: { 'Retry-After': '1' },
-    });
+    throw new AppError(
+      'IDEMPOTENCY_KEY_IN_USE',
+      'A request with this idempotency key is still being processed; retry shortly',
+      {
+        details: { idempotencyKey: key },
+        headers: { 'Retry-After': '1' },
+      },
+    );
   }
   reply.code(existing.response_status).header('Idempotent-Replayed', 'true');
   if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
@@ -135,7 +143,12 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return key;
 }
 
-async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+async function finishClaim(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<void> {
   const claim = request.idempotencyClaim;
   if (!claim) return;
   // Cleared first: if anything below fails, the error response must not try to finish it again.
@@ -153,7 +166,11 @@ async function finishClaim(ctx: AppContext, request: FastifyRequest, reply: Fast
     await storeResponse(
       ctx.db,
       claim,
-      { status: reply.statusCode, contentType: contentType === undefined ? null : String(contentType), body: body === '' ? '' : ctx.vault.seal(body) },
+      {
+        status: reply.statusCode,
+        contentType: contentType === undefined ? null : String(contentType),
+        body: body === '' ? '' : ctx.vault.seal(body),
+      },
       now,
       SWEEP_BATCH,
     );

@@ -41,7 +41,8 @@ export function registerJsonParsers(app: FastifyInstance, options: JsonParserOpt
         options.beforeParse?.(request, bytes);
         text = utf8.decode(bytes);
       } catch (error) {
-        if (error instanceof TypeError) return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8 text'));
+        if (error instanceof TypeError)
+          return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8 text'));
         return done(error as Error);
       }
       request.rawBody = text;
@@ -55,7 +56,8 @@ export function registerJsonParsers(app: FastifyInstance, options: JsonParserOpt
         if (error) return done(error);
         // PostgreSQL text cannot hold NUL; refuse it here, naming the field, instead of failing in SQL.
         const field = /\\u0000/i.test(text) ? nulField(value) : undefined;
-        if (field !== undefined) return done(invalidFormat(field, '[NUL]', `Field '${field}' must not contain the NUL character`));
+        if (field !== undefined)
+          return done(invalidFormat(field, '[NUL]', `Field '${field}' must not contain the NUL character`));
         done(null, value);
       });
     },

@@ -39,9 +39,13 @@ export async function loadShedding(app: App, limits: LoadLimits = DEFAULT_LOAD_L
     pressureHandler: async (request, _reply, type, value) => {
       if (!armed) return;
       request.log.warn({ pressure: type, value }, 'load shedding: request refused');
-      throw new AppError('SERVICE_UNAVAILABLE', `The gateway is overloaded (${type}); retry after ${RETRY_AFTER_SECONDS} seconds`, {
-        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      });
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        `The gateway is overloaded (${type}); retry after ${RETRY_AFTER_SECONDS} seconds`,
+        {
+          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        },
+      );
     },
   });
 }

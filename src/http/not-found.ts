@@ -7,7 +7,9 @@ export class RouteCatalog {
 
   add(route: RouteOptions): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`);
+    const pattern = new RegExp(
+      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`,
+    );
     for (const method of methods) {
       if (method !== 'HEAD' && method !== 'OPTIONS') this.entries.push({ method, pattern });
     }
@@ -26,9 +28,13 @@ export function routeNotFound(catalog: RouteCatalog, request: FastifyRequest): A
   if (methods.includes('GET')) methods.push('HEAD');
   const allowed = methods.filter((m) => m !== request.method);
   if (allowed.length > 0) {
-    return new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`, {
-      headers: { Allow: allowed.join(', ') },
-    });
+    return new AppError(
+      'METHOD_NOT_ALLOWED',
+      `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`,
+      {
+        headers: { Allow: allowed.join(', ') },
+      },
+    );
   }
   return new AppError('NOT_FOUND', `No route ${request.method} ${request.originalUrl.split('?')[0]}`);
 }

@@ -34,14 +34,27 @@ export async function openApi(app: App, config: Config): Promise<void> {
           AccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         },
         parameters: {
-          ApiVersion: { name: 'X-API-Version', in: 'header', required: false, schema: { type: 'string', pattern: '^2\\.[01]$', default: CURRENT_API_VERSION } },
-          IdempotencyKey: { name: 'X-Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } },
+          ApiVersion: {
+            name: 'X-API-Version',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', pattern: '^2\\.[01]$', default: CURRENT_API_VERSION },
+          },
+          IdempotencyKey: {
+            name: 'X-Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', maxLength: 255 },
+          },
         },
       },
     },
     // Shared schemas keep their $id as their component name: #/components/schemas/ErrorGuide.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transformObject: (documentObject) => withSharedParameters(('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument) as never,
+    transformObject: (documentObject) =>
+      withSharedParameters(
+        ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument,
+      ) as never,
     transform: ({ schema, url, route }) => {
       if (!schema || schema.hide) return { schema: { ...schema, hide: true }, url };
       const config = (route.config ?? {}) as { auth?: string };
@@ -49,7 +62,7 @@ export async function openApi(app: App, config: Config): Promise<void> {
       const documented = {
         ...schema,
         ...(schema.body && !schema.consumes ? { consumes: JSON_TYPES } : {}),
-        response: { ...(schema.response as object), ...errorResponses({ method, url, schema: schema as RouteSchema, config }) },
+        response: { ...(schema.response as object), ...errorResponses({ method, url, schema: schema, config }) },
         security: securityOf(config, checkoutBoundParam(method, url) !== undefined),
       };
       return { schema: documented, url };

@@ -107,7 +107,11 @@ export class RedisStore implements RateLimitStore {
  * A failing counter store is reported once per outage and counted; the error then reaches the
  * plugin, which serves the request unlimited (skipOnError: fail open).
  */
-export function windowStore(counters: RateLimitStore, clock: Clock, logger: FastifyBaseLogger): FastifyRateLimitStoreCtor {
+export function windowStore(
+  counters: RateLimitStore,
+  clock: Clock,
+  logger: FastifyBaseLogger,
+): FastifyRateLimitStoreCtor {
   let servedUnlimited = 0;
   const store: FastifyRateLimitStore = {
     incr(key, callback, timeWindow) {
@@ -124,7 +128,10 @@ export function windowStore(counters: RateLimitStore, clock: Clock, logger: Fast
         (error: Error) => {
           // A payment API that stops when its counter store does is worse than one briefly unlimited.
           if (servedUnlimited++ === 0) {
-            logger.warn({ err: { message: error.message } }, 'rate limiting: counter store unreachable; serving requests unlimited');
+            logger.warn(
+              { err: { message: error.message } },
+              'rate limiting: counter store unreachable; serving requests unlimited',
+            );
           }
           callback(error, { current: 0, ttl: 0 });
         },

@@ -45,27 +45,38 @@ export interface RateLimitDeps {
  * credential check). Returns the check of a request whose credentials failed: it spends the
  * client address's quota, and throws the 429 once that is used up.
  */
-export async function rateLimits(app: App, deps: RateLimitDeps): Promise<(request: FastifyRequest, reply: FastifyReply) => Promise<void>> {
+export async function rateLimits(
+  app: App,
+  deps: RateLimitDeps,
+): Promise<(request: FastifyRequest, reply: FastifyReply) => Promise<void>> {
   const { config, clock, logger, secret } = deps;
   const { max, windowSeconds } = config.rateLimit;
   // Instances of one deployment share the JWT secret; another deployment on the same Redis
   // (staging, another test gateway) gets other keys, so their counters never mix.
   const counters = config.redisUrl
-    ? await RedisStore.open(config.redisUrl, `svc-gateway:rl:${hmacHex('sha256', secret, 'rate-limit').slice(0, 16)}:`, logger)
+    ? await RedisStore.open(
+        config.redisUrl,
+        `svc-gateway:rl:${hmacHex('sha256', secret, 'rate-limit').slice(0, 16)}:`,
+        logger,
+      )
     : new MemoryStore();
   app.addHook('onClose', () => counters.close());
 
   const loginKey = (request: FastifyRequest): string => {
     // Counted before validation: a missing or odd e-mail still counts, under "".
     const email = (request.body as { email?: unknown } | undefined)?.email;
-    const account = hmacHex('sha256', secret, `login:${typeof email === 'string' ? normalizeEmail(email) : ''}`).slice(0, 32);
+    const account = hmacHex('sha256', secret, `login:${typeof email === 'string' ? normalizeEmail(email) : ''}`).slice(
+      0,
+      32,
+    );
     return `login:${account}:${request.ip}`;
   };
   // Before the plugin's own onRoute hook: the routes whose limit differs say so in their config.
   app.addHook('onRoute', (route: RouteOptions) => {
     if (isProbe(route.url)) route.config = { ...route.config, rateLimit: false };
     // The sign-in needs the e-mail from the body, so it is counted after parsing.
-    if (`${route.method} ${route.url}` === LOGIN_ROUTE) route.config = { ...route.config, rateLimit: { hook: 'preValidation', keyGenerator: loginKey } };
+    if (`${route.method} ${route.url}` === LOGIN_ROUTE)
+      route.config = { ...route.config, rateLimit: { hook: 'preValidation', keyGenerator: loginKey } };
   });
 
   await app.register(fastifyRateLimit, {
@@ -77,9 +88,13 @@ export async function rateLimits(app: App, deps: RateLimitDeps): Promise<(reques
     enableDraftSpec: true,
     errorResponseBuilder: (_request, context) => {
       const retryAfter = Math.ceil(context.ttl / 1000);
-      return new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${max} requests per ${windowSeconds} seconds exceeded; retry after ${retryAfter} seconds`, {
-        details: { limit: max, window: windowSeconds, retryAfter },
-      });
+      return new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        `Rate limit of ${max} requests per ${windowSeconds} seconds exceeded; retry after ${retryAfter} seconds`,
+        {
+          details: { limit: max, window: windowSeconds, retryAfter },
+        },
+      );
     },
   });
   app.addHook('onSend', async (_request, reply, payload) => {

@@ -26,7 +26,11 @@ declare module 'fastify' {
 export const CHECKOUT_TOKEN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; url: string; boundParam: string }> = [
   { method: 'GET', url: '/payment-requests/:id', boundParam: 'id' },
   { method: 'POST', url: '/payments/h2h/:id', boundParam: 'id' },
-  ...Object.keys(CARD_PROCESSORS).map((processor) => ({ method: 'POST' as const, url: `/payments/creditCard/${processor}/:id`, boundParam: 'id' })),
+  ...Object.keys(CARD_PROCESSORS).map((processor) => ({
+    method: 'POST' as const,
+    url: `/payments/creditCard/${processor}/:id`,
+    boundParam: 'id',
+  })),
 ];
 
 /** The path parameter binding a checkout token on this route, or undefined when tokens may not call it. */
@@ -46,7 +50,13 @@ export type ErrorShape = 'problem' | 'error-guide';
 const ERROR_SHAPES: Partial<Record<string, ErrorShape>> = { payments: 'problem', customers: 'problem' };
 
 /** Errors raised by the credential check and the rate limiter keep the error-guide shape everywhere. */
-const CREDENTIAL_ERRORS = new Set<ErrorName>(['INVALID_API_KEY', 'INSUFFICIENT_PERMISSIONS', 'UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED']);
+const CREDENTIAL_ERRORS = new Set<ErrorName>([
+  'INVALID_API_KEY',
+  'INSUFFICIENT_PERMISSIONS',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'RATE_LIMIT_EXCEEDED',
+]);
 
 export function errorShapeOf(path: string, error: ErrorName): ErrorShape {
   if (CREDENTIAL_ERRORS.has(error)) return 'error-guide';

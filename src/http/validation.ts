@@ -11,10 +11,26 @@ import { AppError } from '../errors.js';
 // verbose: errors carry the offending value (details.value) and the schema that failed.
 // strictNumbers: Infinity and NaN ("Infinity" in a path, 1e400 in JSON) are not numbers.
 const strictAjv = addFormats.default(
-  new Ajv.default({ coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: true, strict: false, strictNumbers: true, verbose: true }),
+  new Ajv.default({
+    coerceTypes: false,
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+    strictNumbers: true,
+    verbose: true,
+  }),
 );
 const coercingAjv = addFormats.default(
-  new Ajv.default({ coerceTypes: true, allErrors: true, removeAdditional: false, useDefaults: true, strict: false, strictNumbers: true, verbose: true }),
+  new Ajv.default({
+    coerceTypes: true,
+    allErrors: true,
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+    strictNumbers: true,
+    verbose: true,
+  }),
 );
 
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
@@ -33,29 +49,42 @@ export function validationError(errors: ErrorObject[], part: string): AppError {
   }
   if (missing.size > 0) {
     const fields = [...missing];
-    return new AppError('VALIDATION_ERROR', `Missing required field${fields.length > 1 ? 's' : ''}: ${fields.join(', ')}`, {
-      details: { missingFields: fields },
-    });
+    return new AppError(
+      'VALIDATION_ERROR',
+      `Missing required field${fields.length > 1 ? 's' : ''}: ${fields.join(', ')}`,
+      {
+        details: { missingFields: fields },
+      },
+    );
   }
   // Report the first failing field; prefer a non-union message (anyOf repeats its branches' errors).
   const error = errors.find((e) => e.keyword !== 'anyOf') ?? errors[0];
   const field = joinPath(error.instancePath);
   if (field === '') {
     // No body at all: every required field is missing.
-    const required = error.data == null ? ((error.parentSchema as { required?: string[] } | undefined)?.required ?? []) : [];
+    const required =
+      error.data == null ? ((error.parentSchema as { required?: string[] } | undefined)?.required ?? []) : [];
     if (required.length > 0) {
-      return new AppError('VALIDATION_ERROR', `Missing required field${required.length > 1 ? 's' : ''}: ${required.join(', ')}`, {
-        details: { missingFields: required },
-      });
+      return new AppError(
+        'VALIDATION_ERROR',
+        `Missing required field${required.length > 1 ? 's' : ''}: ${required.join(', ')}`,
+        {
+          details: { missingFields: required },
+        },
+      );
     }
-    return new AppError('VALIDATION_ERROR', `The request ${part} must be a JSON object`, { details: { missingFields: [] } });
+    return new AppError('VALIDATION_ERROR', `The request ${part} must be a JSON object`, {
+      details: { missingFields: [] },
+    });
   }
   const leaf = field.split('.').pop()!;
   const value = SECRET_FIELDS.has(leaf) ? '[redacted]' : echo(error.data);
   // A union of literals fails as one `const` error per branch: name them all.
   const constants = errors.filter((e) => e.keyword === 'const' && e.instancePath === error.instancePath);
   const description =
-    constants.length > 1 ? `must be one of: ${constants.map((e) => String((e.params as { allowedValue: unknown }).allowedValue)).join(', ')}` : describe(error);
+    constants.length > 1
+      ? `must be one of: ${constants.map((e) => String((e.params as { allowedValue: unknown }).allowedValue)).join(', ')}`
+      : describe(error);
   return new AppError('INVALID_FORMAT', `Field '${field}' ${description}`, { details: { field, value } });
 }
 
@@ -146,7 +175,8 @@ function objectShape(schema: JsonSchema): ObjectShape | undefined {
     const branches = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
     const known = new Map<string, JsonSchema>();
     for (const branch of branches) {
-      for (const [name, property] of Object.entries(branch.properties ?? {})) if (!known.has(name)) known.set(name, property);
+      for (const [name, property] of Object.entries(branch.properties ?? {}))
+        if (!known.has(name)) known.set(name, property);
     }
     const open = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(
       (s) => s.additionalProperties !== undefined && s.additionalProperties !== false,

@@ -18,9 +18,13 @@ export const V1_GONE_PATH = '/__v1-removed';
 
 export function v1Gone(request: FastifyRequest): never {
   const rest = request.originalUrl.replace(/^\/v1/, '').split('?')[0] || '/';
-  throw new AppError('API_VERSION_GONE', `API version 1 has been removed; use /v2${rest} (or the path without a prefix)`, {
-    details: { replacement: `/v2${rest}` },
-  });
+  throw new AppError(
+    'API_VERSION_GONE',
+    `API version 1 has been removed; use /v2${rest} (or the path without a prefix)`,
+    {
+      details: { replacement: `/v2${rest}` },
+    },
+  );
 }
 
 /** X-API-Version: absent means the current version; any 2.0–2.1 is served; anything else is a 400. */
@@ -31,16 +35,24 @@ export async function checkApiVersion(request: FastifyRequest, reply: FastifyRep
   const value = Array.isArray(requested) ? requested.join(',') : requested.trim();
   const match = /^(\d{1,3})\.(\d{1,3})$/.exec(value);
   if (!match) {
-    throw new AppError('UNSUPPORTED_API_VERSION', `X-API-Version must look like major.minor (e.g. ${CURRENT_API_VERSION})`, {
-      details: { requested: value.slice(0, 32), supported: `2.0-${CURRENT_API_VERSION}` },
-    });
+    throw new AppError(
+      'UNSUPPORTED_API_VERSION',
+      `X-API-Version must look like major.minor (e.g. ${CURRENT_API_VERSION})`,
+      {
+        details: { requested: value.slice(0, 32), supported: `2.0-${CURRENT_API_VERSION}` },
+      },
+    );
   }
   const [major, minor] = [Number(match[1]), Number(match[2])];
   if (major !== 2 || minor < SUPPORTED_MINORS.min || minor > SUPPORTED_MINORS.max) {
     const why = major < 2 ? 'version 1.x is no longer served' : 'this version does not exist yet';
-    throw new AppError('UNSUPPORTED_API_VERSION', `API version ${value} is not supported: ${why}; use 2.0-${CURRENT_API_VERSION}`, {
-      details: { requested: value, supported: `2.0-${CURRENT_API_VERSION}` },
-    });
+    throw new AppError(
+      'UNSUPPORTED_API_VERSION',
+      `API version ${value} is not supported: ${why}; use 2.0-${CURRENT_API_VERSION}`,
+      {
+        details: { requested: value, supported: `2.0-${CURRENT_API_VERSION}` },
+      },
+    );
   }
 }
 

@@ -14,7 +14,10 @@ import { JOB_CATALOG, type JobKind, type JobPayloads } from './catalog.js';
  */
 
 /** Must be idempotent: load the record, return early if it is already final. */
-export type JobHandler<K extends JobKind> = (payload: JobPayloads[K], job: { id: number; attempts: number }) => Promise<void>;
+export type JobHandler<K extends JobKind> = (
+  payload: JobPayloads[K],
+  job: { id: number; attempts: number },
+) => Promise<void>;
 export type JobHandlers = { [K in JobKind]?: JobHandler<K> };
 
 /** The columns of one job row, as values or as SQL expressions over a CTE (see settle in payments). */
@@ -29,7 +32,12 @@ export interface JobRow<K extends JobKind> {
  * The one job insert: `insert into jobs … select <row> [from <source>]`, at most one job per dedupe key.
  * With `from`, one job per row of that CTE (none when it is empty), inside the caller's statement.
  */
-export function insertJob<K extends JobKind, DB extends Database>(qc: QueryCreator<DB>, kind: K, row: JobRow<K>, from?: FromCte) {
+export function insertJob<K extends JobKind, DB extends Database>(
+  qc: QueryCreator<DB>,
+  kind: K,
+  row: JobRow<K>,
+  from?: FromCte,
+) {
   const value = (v: unknown) => (isExpression(v) ? v : sql.val(v));
   const payload = isExpression(row.payload) ? row.payload : sql`${JSON.stringify(row.payload)}::jsonb`;
   const select = sql`select ${sql.val(kind)}::text, ${payload}, ${value(row.runAt)}::timestamptz, ${value(row.merchantId)}::bigint,
@@ -42,7 +50,8 @@ export function insertJob<K extends JobKind, DB extends Database>(qc: QueryCreat
     .onConflict((oc) => oc.column('dedupe_key').doNothing());
 }
 
-const isExpression = (v: unknown): v is Expression<unknown> => typeof v === 'object' && v !== null && 'toOperationNode' in v;
+const isExpression = (v: unknown): v is Expression<unknown> =>
+  typeof v === 'object' && v !== null && 'toOperationNode' in v;
 
 export async function enqueueJob<K extends JobKind>(db: Db, kind: K, row: JobRow<K>): Promise<void> {
   await insertJob(db, kind, row).execute();
@@ -115,15 +124,26 @@ export class JobRunner {
       try {
         if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
         await handler(job.payload as never, { id: job.id, attempts: job.attempts });
-        await this.db.updateTable('jobs').set({ completed_at: this.clock.now(), locked_until: null }).where('id', '=', job.id).execute();
+        await this.db
+          .updateTable('jobs')
+          .set({ completed_at: this.clock.now(), locked_until: null })
+          .where('id', '=', job.id)
+          .execute();
       } catch (error) {
         const message = (error as Error).message ?? String(error);
         const exhausted = job.attempts >= job.max_attempts;
         const retryAt = new Date(this.clock.now().getTime() + defaultBackoff(job.attempts) * 1000);
-        this.logger.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, exhausted, error: message }, 'job failed');
+        this.logger.warn(
+          { jobId: job.id, kind: job.kind, attempts: job.attempts, exhausted, error: message },
+          'job failed',
+        );
         await this.db
           .updateTable('jobs')
-          .set(exhausted ? { failed_at: this.clock.now(), last_error: message, locked_until: null } : { run_at: retryAt, last_error: message, locked_until: null })
+          .set(
+            exhausted
+              ? { failed_at: this.clock.now(), last_error: message, locked_until: null }
+              : { run_at: retryAt, last_error: message, locked_until: null },
+          )
           .where('id', '=', job.id)
           .execute();
       }

@@ -38,7 +38,6 @@ export function normalizeCurrency(code: string): string | undefined {
   return MINOR_UNITS.has(upper) ? upper : undefined;
 }
 
-
 /** Number of decimals of the currency's minor unit (2 for EUR, 0 for JPY, 3 for KWD). */
 export function minorUnit(currency: string): number {
   const digits = MINOR_UNITS.get(currency.toUpperCase());

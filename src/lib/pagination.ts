@@ -11,7 +11,9 @@ export const DEFAULT_PAGE_SIZE = 20;
 
 /** The query members of every list; spread into its querystring schema. */
 export const PageQuery = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'Page size (default 20)' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'Page size (default 20)' }),
+  ),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page' })),
 };
 
@@ -27,7 +29,8 @@ export function cursorPosition(cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { v?: unknown; before?: unknown };
-    if (parsed.v === 1 && Number.isSafeInteger(parsed.before) && (parsed.before as number) > 0) return parsed.before as number;
+    if (parsed.v === 1 && Number.isSafeInteger(parsed.before) && (parsed.before as number) > 0)
+      return parsed.before as number;
   } catch {
     // fall through: not a cursor this API issued
   }
@@ -35,9 +38,16 @@ export function cursorPosition(cursor: string | undefined): number | undefined {
 }
 
 /** Cuts a page from `limit + 1` rows: the extra row says whether another page exists, without a count query. */
-export function toPage<T extends { id: number }>(rows: T[], limit: number): { data: T[]; hasMore: boolean; nextCursor: string | null } {
+export function toPage<T extends { id: number }>(
+  rows: T[],
+  limit: number,
+): { data: T[]; hasMore: boolean; nextCursor: string | null } {
   const hasMore = rows.length > limit;
   const data = hasMore ? rows.slice(0, limit) : rows;
   const last = data[data.length - 1];
-  return { data, hasMore, nextCursor: hasMore ? Buffer.from(JSON.stringify({ v: 1, before: last.id })).toString('base64url') : null };
+  return {
+    data,
+    hasMore,
+    nextCursor: hasMore ? Buffer.from(JSON.stringify({ v: 1, before: last.id })).toString('base64url') : null,
+  };
 }

@@ -13,13 +13,20 @@ import {
  * accepts it (202) and reports the outcome by callback. Both share the sandbox's API shape,
  * so one adapter serves both with its own path prefix.
  */
-export function createCardProcessor(name: 'acme' | 'globex', baseUrl: string, timeoutMs: number): Processor & { close(): Promise<void> } {
+export function createCardProcessor(
+  name: 'acme' | 'globex',
+  baseUrl: string,
+  timeoutMs: number,
+): Processor & { close(): Promise<void> } {
   const client = createJsonClient(baseUrl, timeoutMs);
   const prefix = `/${name}/v1`;
 
   const expectOk = (response: { status: number; body: any }, what: string) => {
     if (response.status >= 300) {
-      throw new ProcessorCallError(`${name} ${what} failed: ${response.body?.error ?? response.status}`, response.status);
+      throw new ProcessorCallError(
+        `${name} ${what} failed: ${response.body?.error ?? response.status}`,
+        response.status,
+      );
     }
     return response.body;
   };
@@ -31,7 +38,14 @@ export function createCardProcessor(name: 'acme' | 'globex', baseUrl: string, ti
       try {
         response = await client.post(
           `${prefix}/payments`,
-          { reference: input.reference, amount: input.amount, currency: input.currency, capture: input.capture, card: input.card, threeDS: input.threeDS },
+          {
+            reference: input.reference,
+            amount: input.amount,
+            currency: input.currency,
+            capture: input.capture,
+            card: input.card,
+            threeDS: input.threeDS,
+          },
           input.testHeaders,
         );
       } catch (error) {
@@ -41,13 +55,20 @@ export function createCardProcessor(name: 'acme' | 'globex', baseUrl: string, ti
         return { kind: 'timeout' };
       }
       const body = response.body ?? {};
-      if (response.status >= 500) return { kind: 'error', retryable: body.retryable !== false, message: String(body.error ?? response.status) };
-      if (response.status >= 400) return { kind: 'error', retryable: false, message: String(body.error ?? response.status) };
+      if (response.status >= 500)
+        return { kind: 'error', retryable: body.retryable !== false, message: String(body.error ?? response.status) };
+      if (response.status >= 400)
+        return { kind: 'error', retryable: false, message: String(body.error ?? response.status) };
       switch (body.status) {
         case 'approved':
           return { kind: 'approved', processorPaymentId: body.id, captured: Boolean(body.captured) };
         case 'declined':
-          return { kind: 'declined', processorPaymentId: body.id ?? null, declineCode: String(body.declineCode ?? '05'), declineReason: String(body.declineReason ?? 'declined') };
+          return {
+            kind: 'declined',
+            processorPaymentId: body.id ?? null,
+            declineCode: String(body.declineCode ?? '05'),
+            declineReason: String(body.declineReason ?? 'declined'),
+          };
         case 'challenge':
           return { kind: 'challenge', processorPaymentId: body.id, challengeUrl: body.challengeUrl };
         case 'pending':
@@ -67,7 +88,10 @@ export function createCardProcessor(name: 'acme' | 'globex', baseUrl: string, ti
     },
 
     async refund(id, amount, reference) {
-      const body = expectOk(await client.post(`${prefix}/payments/${encodeURIComponent(id)}/refunds`, { amount, reference }), 'refund');
+      const body = expectOk(
+        await client.post(`${prefix}/payments/${encodeURIComponent(id)}/refunds`, { amount, reference }),
+        'refund',
+      );
       return { refundId: String(body.id), status: body.status === 'pending' ? 'pending' : 'succeeded' };
     },
 
@@ -75,7 +99,12 @@ export function createCardProcessor(name: 'acme' | 'globex', baseUrl: string, ti
       const response = await client.get(`${prefix}/payments?reference=${encodeURIComponent(reference)}`);
       if (response.status === 404) return null;
       const body = expectOk(response, 'status query');
-      return { processorPaymentId: body.id, status: body.status, declineCode: body.declineCode, declineReason: body.declineReason };
+      return {
+        processorPaymentId: body.id,
+        status: body.status,
+        declineCode: body.declineCode,
+        declineReason: body.declineReason,
+      };
     },
 
     parseCallback(callback: ProviderCallback): ProviderEvent {

@@ -13,7 +13,12 @@ export class ProcessorTimeoutError extends Error {}
  */
 export function createJsonClient(baseUrl: string, timeoutMs: number) {
   const pool = new Pool(baseUrl, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
-  const request = async (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> => {
+  const request = async (
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<JsonResponse> => {
     try {
       const response = await pool.request({
         method,

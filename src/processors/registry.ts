@@ -12,7 +12,10 @@ export type CardProcessorName = keyof typeof CARD_PROCESSORS;
 /** Processors keyed by their path segment (`/payments/creditCard/{name}/{id}`). */
 export function createProcessorRegistry(sandboxUrl: string, timeoutMs: number) {
   const processors = new Map<string, Processor & { close(): Promise<void> }>(
-    (Object.keys(CARD_PROCESSORS) as CardProcessorName[]).map((name) => [name, createCardProcessor(name, sandboxUrl, timeoutMs)]),
+    (Object.keys(CARD_PROCESSORS) as CardProcessorName[]).map((name) => [
+      name,
+      createCardProcessor(name, sandboxUrl, timeoutMs),
+    ]),
   );
   return {
     get(name: string): Processor | undefined {

@@ -33,7 +33,8 @@ export type AuthorizeOutcome =
   /** No answer in time: the outcome is unknown, so the payment stays pending and is reconciled. */
   | { kind: 'timeout' };
 
-export type ProcessorPaymentStatus = 'approved' | 'captured' | 'declined' | 'pending' | 'challenge' | 'voided' | 'refunded' | 'partially_refunded';
+export type ProcessorPaymentStatus =
+  'approved' | 'captured' | 'declined' | 'pending' | 'challenge' | 'voided' | 'refunded' | 'partially_refunded';
 
 export interface StatusResult {
   processorPaymentId: string;
@@ -47,7 +48,11 @@ export interface Processor {
   authorize(input: AuthorizeInput): Promise<AuthorizeOutcome>;
   capture(processorPaymentId: string, amount: number): Promise<void>;
   void(processorPaymentId: string): Promise<void>;
-  refund(processorPaymentId: string, amount: number, reference: string): Promise<{ refundId: string; status: 'succeeded' | 'pending' }>;
+  refund(
+    processorPaymentId: string,
+    amount: number,
+    reference: string,
+  ): Promise<{ refundId: string; status: 'succeeded' | 'pending' }>;
   /** By the gateway's reference: how a timed-out call is settled. Null when the processor never saw it. */
   queryStatus(reference: string): Promise<StatusResult | null>;
   parseCallback(body: ProviderCallback): ProviderEvent;

@@ -101,9 +101,9 @@ class PGliteConnection implements DatabaseConnection {
     }
     const trap = this.guard.take();
     if (trap) throw await this.recoverFrom(trap);
-    const affected = result!.affectedRows;
+    const affected = result.affectedRows;
     return {
-      rows: result!.rows,
+      rows: result.rows,
       numAffectedRows: affected === undefined ? undefined : BigInt(affected),
     };
   }
@@ -124,7 +124,9 @@ class PGliteConnection implements DatabaseConnection {
     } catch {
       // falls through: not recovered
     }
-    this.failure = new EmbeddedStoreFailedError(`the embedded store stopped working after: ${reason}; restart the gateway`);
+    this.failure = new EmbeddedStoreFailedError(
+      `the embedded store stopped working after: ${reason}; restart the gateway`,
+    );
     return this.failure;
   }
 

@@ -69,14 +69,7 @@ export interface JobsTable {
 }
 
 export type PaymentRequestStatus =
-  | 'open'
-  | 'processing'
-  | 'authorized'
-  | 'paid'
-  | 'partially_refunded'
-  | 'refunded'
-  | 'canceled'
-  | 'expired';
+  'open' | 'processing' | 'authorized' | 'paid' | 'partially_refunded' | 'refunded' | 'canceled' | 'expired';
 
 export interface PaymentRequestsTable {
   id: Generated<number>;

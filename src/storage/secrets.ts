@@ -25,7 +25,8 @@ export async function loadSecrets(db: Db, config: Config): Promise<Secrets> {
     jwtSecret: config.jwtSecret ?? (await persisted(db, 'jwt_secret')),
     callbackSigningSecret: config.callbackSigningSecret ?? (await persisted(db, 'callback_signing_secret')),
     cardEncryptionKeys:
-      config.cardEncryptionKeys ?? (await persisted(db, 'card_encryption_keys', () => `dev1:${randomBytes(32).toString('base64')}`)),
+      config.cardEncryptionKeys ??
+      (await persisted(db, 'card_encryption_keys', () => `dev1:${randomBytes(32).toString('base64')}`)),
     cardFingerprintSecret: config.cardFingerprintSecret ?? (await persisted(db, 'card_fingerprint_secret')),
   };
 }

@@ -7,4 +7,6 @@ export interface FromCte {
 }
 
 export const fromClause = (from: FromCte | undefined) =>
-  from === undefined ? sql`` : sql` from ${sql.table(from.cte)}${from.where === undefined ? sql`` : sql` where ${from.where}`}`;
+  from === undefined
+    ? sql``
+    : sql` from ${sql.table(from.cte)}${from.where === undefined ? sql`` : sql` where ${from.where}`}`;

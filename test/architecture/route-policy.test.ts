@@ -7,7 +7,9 @@ function listedUnder(heading: string): string[] {
   const text = readFileSync(new URL('../../docs/decisions.md', import.meta.url), 'utf8');
   const section = text.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
   if (!section) throw new Error(`docs/decisions.md has no section "${heading}"`);
-  return [...section.matchAll(/^- `(GET|POST|PUT|PATCH|DELETE) (\S+)`/gm)].map(([, method, path]) => `${method} ${path}`);
+  return [...section.matchAll(/^- `(GET|POST|PUT|PATCH|DELETE) (\S+)`/gm)].map(
+    ([, method, path]) => `${method} ${path}`,
+  );
 }
 
 describe('route policy', () => {

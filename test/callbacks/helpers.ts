@@ -44,5 +44,10 @@ export async function drainJobs(gw: TestGateway): Promise<void> {
 }
 
 export async function eventRows(gw: TestGateway, source: string, eventId: string) {
-  return gw.db.selectFrom('callback_events').selectAll().where('source', '=', source as never).where('event_id', '=', eventId).execute();
+  return gw.db
+    .selectFrom('callback_events')
+    .selectAll()
+    .where('source', '=', source as never)
+    .where('event_id', '=', eventId)
+    .execute();
 }

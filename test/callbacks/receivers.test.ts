@@ -93,7 +93,12 @@ describe('a verified provider callback', () => {
       .split('\n')
       .find((l) => l.includes('callback received') && l.includes(body.eventId as string));
     expect(line).toBeDefined();
-    expect(JSON.parse(line!).callback).toMatchObject({ source: 'svc-gateway', transactionId: body.transactionId, status: 'success', duplicate: false });
+    expect(JSON.parse(line!).callback).toMatchObject({
+      source: 'svc-gateway',
+      transactionId: body.transactionId,
+      status: 'success',
+      duplicate: false,
+    });
   });
 });
 
@@ -114,7 +119,11 @@ describe('processing', () => {
       if (event.body.eventId !== body.eventId) return;
       calls += 1;
       // A write in the handler's transaction: it must not survive the failed attempt.
-      await trx.updateTable('callback_events').set({ status: `seen-${calls}` }).where('id', '=', event.id).execute();
+      await trx
+        .updateTable('callback_events')
+        .set({ status: `seen-${calls}` })
+        .where('id', '=', event.id)
+        .execute();
       if (calls === 1) throw new Error('processor lookup timed out');
     });
     try {
@@ -156,7 +165,12 @@ describe('processing', () => {
 
 describe('3-D Secure results', () => {
   const threeDs = (overrides: Record<string, unknown> = {}) =>
-    providerCallback({ threeDsResult: 'Y', eci: '05', authenticationValue: 'AAABBEg0VhI0VniQEjRWAAAAAAA=', ...overrides });
+    providerCallback({
+      threeDsResult: 'Y',
+      eci: '05',
+      authenticationValue: 'AAABBEg0VhI0VniQEjRWAAAAAAA=',
+      ...overrides,
+    });
 
   it('are stored with the authentication data and handed to the 3ds handler', async () => {
     const body = threeDs();
@@ -165,7 +179,10 @@ describe('3-D Secure results', () => {
     await drainJobs(gw);
     const [row] = await eventRows(gw, '3ds', body.eventId as string);
     expect(row.payload).toEqual(body);
-    expect(handled(body.eventId as string)[0]).toMatchObject({ source: '3ds', body: { threeDsResult: 'Y', eci: '05' } });
+    expect(handled(body.eventId as string)[0]).toMatchObject({
+      source: '3ds',
+      body: { threeDsResult: 'Y', eci: '05' },
+    });
     // The authentication value is card-holder authentication data: stored for the payment, never logged.
     expect(gw.logs()).not.toContain(body.authenticationValue);
   });
@@ -198,7 +215,11 @@ describe('a signed callback that is not well-formed', () => {
     const res = await postSigned(gw, '/callbacks/svc', body);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', code: 'VAL001', details: { missingFields: ['transactionId', 'amount'] } });
+    expect(res.body).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      code: 'VAL001',
+      details: { missingFields: ['transactionId', 'amount'] },
+    });
     expect(res.body.timestamp).toBeDefined();
     expect(res.body.requestId).toBe(res.headers.get('x-request-id'));
     expect(await eventRows(gw, 'svc', body.eventId as string)).toHaveLength(0);
@@ -227,10 +248,19 @@ describe('a signed callback that is not well-formed', () => {
 describe('the OpenAPI document', () => {
   it('describes the four provider receivers and the three test endpoints', async () => {
     const res = await gw.call('GET', '/openapi.json');
-    for (const path of ['/callbacks/svc', '/callbacks/svc-gateway', '/callbacks/svcwh', '/callbacks/3ds', '/callbacks/test/json', '/callbacks/test/form']) {
+    for (const path of [
+      '/callbacks/svc',
+      '/callbacks/svc-gateway',
+      '/callbacks/svcwh',
+      '/callbacks/3ds',
+      '/callbacks/test/json',
+      '/callbacks/test/form',
+    ]) {
       expect(res.body.paths[path].post.summary).toBeTruthy();
     }
     expect(res.body.paths['/callbacks/test/text'].get.summary).toBeTruthy();
-    expect(res.body.paths['/callbacks/3ds'].post.requestBody.content['application/json'].schema.required).toContain('threeDsResult');
+    expect(res.body.paths['/callbacks/3ds'].post.requestBody.content['application/json'].schema.required).toContain(
+      'threeDsResult',
+    );
   });
 });

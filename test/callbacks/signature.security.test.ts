@@ -6,8 +6,10 @@ import { eventRows, postSigned, providerCallback, sign } from './helpers.js';
 const gw = useGateway();
 
 const RECEIVERS = ['/callbacks/svc', '/callbacks/svc-gateway', '/callbacks/svcwh', '/callbacks/3ds'];
-const threeDs = () => providerCallback({ status: 'success', threeDsResult: 'Y', eci: '05', authenticationValue: 'AAAB' });
-const bodyFor = (path: string) => (path.endsWith('3ds') ? threeDs() : providerCallback({ status: path.endsWith('svcwh') ? 'refunded' : 'success' }));
+const threeDs = () =>
+  providerCallback({ status: 'success', threeDsResult: 'Y', eci: '05', authenticationValue: 'AAAB' });
+const bodyFor = (path: string) =>
+  path.endsWith('3ds') ? threeDs() : providerCallback({ status: path.endsWith('svcwh') ? 'refunded' : 'success' });
 
 function expectRejected(res: CallResult, reason: 'missing' | 'malformed' | 'mismatch') {
   expect(res.status).toBe(401);
@@ -43,7 +45,9 @@ describe('accepted signatures', () => {
 
   it('may sign a body sent as application/json with a charset', async () => {
     const raw = JSON.stringify(providerCallback());
-    const res = await postSigned(gw, '/callbacks/svc', raw, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const res = await postSigned(gw, '/callbacks/svc', raw, {
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -56,12 +60,24 @@ describe('every signature problem answers 401 WH001, never 500, and stores nothi
     ['an odd number of hex digits', (raw) => valid(raw).slice(1), 'malformed'],
     ['a non-hex character', (raw) => `${valid(raw).slice(0, 127)}g`, 'malformed'],
     ['a length that is neither SHA-512 nor SHA-256 (96)', (raw) => valid(raw).slice(0, 96), 'malformed'],
-    ['a length that is neither SHA-512 nor SHA-256 (40, SHA-1)', (raw) => createHmac('sha1', 'x').update(raw).digest('hex'), 'malformed'],
+    [
+      'a length that is neither SHA-512 nor SHA-256 (40, SHA-1)',
+      (raw) => createHmac('sha1', 'x').update(raw).digest('hex'),
+      'malformed',
+    ],
     ['an algorithm prefix', (raw) => `sha512=${valid(raw)}`, 'malformed'],
     ['base64 instead of hex', (raw) => createHmac('sha512', 'x').update(raw).digest('base64'), 'malformed'],
     ['surrounding text', (raw) => `${valid(raw)} ,x`, 'malformed'],
-    ['an HMAC-SHA512 with another secret', (raw) => createHmac('sha512', 'not-the-secret').update(raw).digest('hex'), 'mismatch'],
-    ['an HMAC-SHA256 with another secret', (raw) => createHmac('sha256', 'not-the-secret').update(raw).digest('hex'), 'mismatch'],
+    [
+      'an HMAC-SHA512 with another secret',
+      (raw) => createHmac('sha512', 'not-the-secret').update(raw).digest('hex'),
+      'mismatch',
+    ],
+    [
+      'an HMAC-SHA256 with another secret',
+      (raw) => createHmac('sha256', 'not-the-secret').update(raw).digest('hex'),
+      'mismatch',
+    ],
     ['a plain SHA-512 hash with no key', (raw) => createHmac('sha512', '').update(raw).digest('hex'), 'mismatch'],
     ['the signature of another body', () => valid('{}'), 'mismatch'],
     ['128 zeros', () => '0'.repeat(128), 'mismatch'],
@@ -85,8 +101,16 @@ describe('every signature problem answers 401 WH001, never 500, and stores nothi
     const body = providerCallback();
     const raw = JSON.stringify(body);
     const signature = sign(gw, raw);
-    for (const altered of [raw.replace('"amount":1050', '"amount":1'), raw.replace('success', 'failed'), `${raw} `, raw.slice(0, -1) + ',"x":1}']) {
-      const res = await gw.call('POST', '/callbacks/svc', { body: altered, headers: { 'x-webhook-signature': signature } });
+    for (const altered of [
+      raw.replace('"amount":1050', '"amount":1'),
+      raw.replace('success', 'failed'),
+      `${raw} `,
+      raw.slice(0, -1) + ',"x":1}',
+    ]) {
+      const res = await gw.call('POST', '/callbacks/svc', {
+        body: altered,
+        headers: { 'x-webhook-signature': signature },
+      });
       expectRejected(res, 'mismatch');
     }
     expect(await eventRows(gw, 'svc', body.eventId as string)).toHaveLength(0);
@@ -101,7 +125,10 @@ describe('every signature problem answers 401 WH001, never 500, and stores nothi
       '[]',
     ];
     for (const raw of forged) {
-      const res = await gw.call('POST', '/callbacks/svc', { body: raw, headers: { 'x-webhook-signature': '0'.repeat(128) } });
+      const res = await gw.call('POST', '/callbacks/svc', {
+        body: raw,
+        headers: { 'x-webhook-signature': '0'.repeat(128) },
+      });
       expectRejected(res, 'mismatch');
       expect(res.headers.get('x-ignored-fields')).toBeNull();
     }
@@ -110,7 +137,9 @@ describe('every signature problem answers 401 WH001, never 500, and stores nothi
   it('a request with no body at all', async () => {
     const res = await gw.call('POST', '/callbacks/svc');
     expectRejected(res, 'missing');
-    const withSignature = await gw.call('POST', '/callbacks/svc', { headers: { 'x-webhook-signature': 'ab'.repeat(64) } });
+    const withSignature = await gw.call('POST', '/callbacks/svc', {
+      headers: { 'x-webhook-signature': 'ab'.repeat(64) },
+    });
     expectRejected(withSignature, 'mismatch');
   });
 

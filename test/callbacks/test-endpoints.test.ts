@@ -5,7 +5,13 @@ import { sign } from './helpers.js';
 const gw = useGateway();
 
 const lastRow = (source: 'test/json' | 'test/form' | 'test/text') =>
-  gw.db.selectFrom('callback_events').selectAll().where('source', '=', source).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+  gw.db
+    .selectFrom('callback_events')
+    .selectAll()
+    .where('source', '=', source)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
 
 describe('POST /callbacks/test/json', () => {
   it('accepts any JSON without a signature and records it', async () => {
@@ -14,7 +20,12 @@ describe('POST /callbacks/test/json', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true, eventId: 'evt_test_1' });
     const row = await lastRow('test/json');
-    expect(row).toMatchObject({ event_id: 'evt_test_1', payload: body, signature_valid: null, received_at: gw.clock.now() });
+    expect(row).toMatchObject({
+      event_id: 'evt_test_1',
+      payload: body,
+      signature_valid: null,
+      received_at: gw.clock.now(),
+    });
   });
 
   it('accepts documents of any shape, and no body at all', async () => {
@@ -41,7 +52,10 @@ describe('POST /callbacks/test/json', () => {
       ['', false],
     ];
     for (const [signature, expected] of cases) {
-      const res = await gw.call('POST', '/callbacks/test/json', { body: raw, headers: { 'x-webhook-signature': signature } });
+      const res = await gw.call('POST', '/callbacks/test/json', {
+        body: raw,
+        headers: { 'x-webhook-signature': signature },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ received: true, eventId: 'evt_test_2', signatureValid: expected });
       expect((await lastRow('test/json')).signature_valid).toBe(expected);
@@ -52,12 +66,20 @@ describe('POST /callbacks/test/json', () => {
     const body = { eventId: 'evt_test_repeat' };
     await gw.call('POST', '/callbacks/test/json', { body });
     await gw.call('POST', '/callbacks/test/json', { body });
-    const rows = await gw.db.selectFrom('callback_events').select('id').where('source', '=', 'test/json').where('event_id', '=', 'evt_test_repeat').execute();
+    const rows = await gw.db
+      .selectFrom('callback_events')
+      .select('id')
+      .where('source', '=', 'test/json')
+      .where('event_id', '=', 'evt_test_repeat')
+      .execute();
     expect(rows).toHaveLength(2);
   });
 
   it('does not take form bodies', async () => {
-    const res = await gw.call('POST', '/callbacks/test/json', { body: 'a=1', contentType: 'application/x-www-form-urlencoded' });
+    const res = await gw.call('POST', '/callbacks/test/json', {
+      body: 'a=1',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(415);
     expect(res.body).toMatchObject({ error: 'UNSUPPORTED_MEDIA_TYPE' });
   });
@@ -68,7 +90,11 @@ describe('POST /callbacks/test/json', () => {
       .logs()
       .split('\n')
       .find((l) => l.includes('callback received') && l.includes('evt_test_logged'));
-    expect(JSON.parse(line!).callback).toMatchObject({ source: 'test/json', eventId: 'evt_test_logged', signatureValid: null });
+    expect(JSON.parse(line!).callback).toMatchObject({
+      source: 'test/json',
+      eventId: 'evt_test_logged',
+      signatureValid: null,
+    });
   });
 });
 
@@ -76,7 +102,10 @@ describe('POST /callbacks/test/form', () => {
   const form = 'eventId=evt_form_1&status=success&tag=a&tag=b&note=hello+world%21';
 
   it('accepts a form body without a signature and records its fields', async () => {
-    const res = await gw.call('POST', '/callbacks/test/form', { body: form, contentType: 'application/x-www-form-urlencoded' });
+    const res = await gw.call('POST', '/callbacks/test/form', {
+      body: form,
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true, eventId: 'evt_form_1' });
     const row = await lastRow('test/form');
@@ -101,13 +130,19 @@ describe('POST /callbacks/test/form', () => {
   });
 
   it('treats a field named __proto__ as a plain field', async () => {
-    const res = await gw.call('POST', '/callbacks/test/form', { body: '__proto__=x&a=1', contentType: 'application/x-www-form-urlencoded' });
+    const res = await gw.call('POST', '/callbacks/test/form', {
+      body: '__proto__=x&a=1',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(200);
     expect((await lastRow('test/form')).payload).toEqual({ ['__proto__']: 'x', a: '1' });
   });
 
   it('is the only route that takes form bodies', async () => {
-    const res = await gw.call('POST', '/auth/login', { body: 'email=a&password=b', contentType: 'application/x-www-form-urlencoded' });
+    const res = await gw.call('POST', '/auth/login', {
+      body: 'email=a&password=b',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(415);
   });
 });
@@ -119,14 +154,22 @@ describe('GET /callbacks/test/text', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(res.text).toBe('received: true\neventId: evt_text_1\n');
     const row = await lastRow('test/text');
-    expect(row).toMatchObject({ event_id: 'evt_text_1', payload: { query: { eventId: 'evt_text_1', status: 'success' } }, signature_valid: null });
+    expect(row).toMatchObject({
+      event_id: 'evt_text_1',
+      payload: { query: { eventId: 'evt_text_1', status: 'success' } },
+      signature_valid: null,
+    });
   });
 
   it('verifies a signature over the raw query string, or over nothing when there is none', async () => {
     const query = 'eventId=evt_text_2&amount=1050';
-    const good = await gw.call('GET', `/callbacks/test/text?${query}`, { headers: { 'x-webhook-signature': sign(gw, query) } });
+    const good = await gw.call('GET', `/callbacks/test/text?${query}`, {
+      headers: { 'x-webhook-signature': sign(gw, query) },
+    });
     expect(good.text).toBe('received: true\neventId: evt_text_2\nsignatureValid: true\n');
-    const tampered = await gw.call('GET', `/callbacks/test/text?${query}0`, { headers: { 'x-webhook-signature': sign(gw, query) } });
+    const tampered = await gw.call('GET', `/callbacks/test/text?${query}0`, {
+      headers: { 'x-webhook-signature': sign(gw, query) },
+    });
     expect(tampered.status).toBe(200);
     expect(tampered.text).toContain('signatureValid: false');
     expect((await lastRow('test/text')).signature_valid).toBe(false);

@@ -1,6 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { createRequest, expectErrorGuide, mintToken, requestBody, type CreatedRequest } from '../payment-requests/fixtures.js';
+import {
+  createRequest,
+  expectErrorGuide,
+  mintToken,
+  requestBody,
+  type CreatedRequest,
+} from '../payment-requests/fixtures.js';
 
 const CHECKOUT_ORIGIN = 'https://checkout.example.com';
 
@@ -27,7 +33,9 @@ interface Operation {
 async function apiKeyOperations(): Promise<Operation[]> {
   const doc = (await gw.call('GET', '/openapi.json')).body;
   const operations: Operation[] = [];
-  for (const [path, methods] of Object.entries<Record<string, { security: Array<Record<string, unknown>> }>>(doc.paths)) {
+  for (const [path, methods] of Object.entries<Record<string, { security: Array<Record<string, unknown>> }>>(
+    doc.paths,
+  )) {
     for (const [method, op] of Object.entries(methods)) {
       const schemes = op.security.flatMap((s) => Object.keys(s));
       if (!schemes.includes('ApiKey')) continue;
@@ -90,12 +98,21 @@ describe('token scope', () => {
   });
 
   it('nothing the refused calls asked for happened', async () => {
-    const rows = await gw.db.selectFrom('payment_requests').select(['id', 'status']).where('merchant_id', '=', m.merchantId).orderBy('id').execute();
+    const rows = await gw.db
+      .selectFrom('payment_requests')
+      .select(['id', 'status'])
+      .where('merchant_id', '=', m.merchantId)
+      .orderBy('id')
+      .execute();
     expect(rows).toEqual([
       { id: bound.paymentRequestId, status: 'open' },
       { id: sibling.paymentRequestId, status: 'open' },
     ]);
-    const sessions = await gw.db.selectFrom('checkout_sessions').select('id').where('merchant_id', '=', m.merchantId).execute();
+    const sessions = await gw.db
+      .selectFrom('checkout_sessions')
+      .select('id')
+      .where('merchant_id', '=', m.merchantId)
+      .execute();
     expect(sessions).toHaveLength(1);
   });
 
@@ -126,7 +143,12 @@ describe('token scope', () => {
     gw.clock.advance(900);
     for (const value of [expiring, `cst_${'Z'.repeat(32)}`, 'garbage']) {
       for (const path of [`/payment-requests/${short.paymentRequestId}`, '/ping', '/payment-requests']) {
-        expectErrorGuide(await withToken('GET', path, { 'x-api-key': m.apiKey }, value), 401, 'UNAUTHORIZED', 'AUTH001');
+        expectErrorGuide(
+          await withToken('GET', path, { 'x-api-key': m.apiKey }, value),
+          401,
+          'UNAUTHORIZED',
+          'AUTH001',
+        );
       }
     }
   });
@@ -155,31 +177,49 @@ describe('CORS', () => {
     expect(ok.headers.get('vary')).toMatch(/\bOrigin\b/);
     expect(ok.headers.get('access-control-expose-headers')).toMatch(/X-Request-Id/);
 
-    const denied = await withToken('GET', `/payment-requests/${id}`, { origin: CHECKOUT_ORIGIN }, `cst_${'Q'.repeat(32)}`);
+    const denied = await withToken(
+      'GET',
+      `/payment-requests/${id}`,
+      { origin: CHECKOUT_ORIGIN },
+      `cst_${'Q'.repeat(32)}`,
+    );
     expect(denied.status).toBe(401);
     expect(denied.headers.get('access-control-allow-origin')).toBe(CHECKOUT_ORIGIN);
   });
 
   it('any other origin, or none, gets no CORS headers', async () => {
     const { id, token: t } = await fresh();
-    for (const origin of ['https://evil.example', 'https://checkout.example.com:8443', 'http://checkout.example.com', 'null']) {
+    for (const origin of [
+      'https://evil.example',
+      'https://checkout.example.com:8443',
+      'http://checkout.example.com',
+      'null',
+    ]) {
       const res = await withToken('GET', `/payment-requests/${id}`, { origin }, t);
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
     }
-    expect((await withToken('GET', `/payment-requests/${id}`, {}, t)).headers.get('access-control-allow-origin')).toBeNull();
+    expect(
+      (await withToken('GET', `/payment-requests/${id}`, {}, t)).headers.get('access-control-allow-origin'),
+    ).toBeNull();
   });
 
   it('answers the preflight of a token-scoped route with 204 and the allowed headers', async () => {
     for (const prefix of ['', '/v2']) {
       const res = await gw.call('OPTIONS', `${prefix}/payment-requests/${bound.paymentRequestId}`, {
-        headers: { origin: CHECKOUT_ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-checkout-token, x-api-version' },
+        headers: {
+          origin: CHECKOUT_ORIGIN,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'x-checkout-token, x-api-version',
+        },
       });
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe(CHECKOUT_ORIGIN);
       expect(res.headers.get('access-control-allow-methods')).toBe('GET');
       const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/,\s*/);
-      expect(allowed).toEqual(expect.arrayContaining(['x-checkout-token', 'content-type', 'x-idempotency-key', 'x-api-version']));
+      expect(allowed).toEqual(
+        expect.arrayContaining(['x-checkout-token', 'content-type', 'x-idempotency-key', 'x-api-version']),
+      );
       expect(allowed).not.toContain('x-api-key');
     }
   });
@@ -202,7 +242,9 @@ describe('CORS', () => {
       expect(res.status, `${op.method} ${path}: ${res.text}`).toBeLessThan(500);
       expect(res.headers.get('access-control-allow-origin'), `${op.method} ${path}`).toBeNull();
 
-      const preflight = await gw.call('OPTIONS', path, { headers: { origin: CHECKOUT_ORIGIN, 'access-control-request-method': op.method } });
+      const preflight = await gw.call('OPTIONS', path, {
+        headers: { origin: CHECKOUT_ORIGIN, 'access-control-request-method': op.method },
+      });
       expect(preflight.headers.get('access-control-allow-origin'), `OPTIONS ${path}`).toBeNull();
     }
   });

@@ -6,7 +6,8 @@ import { createRequest, expectErrorGuide, inSeconds, mintToken } from '../paymen
 const gw = useGateway();
 
 const mintPath = (id: number) => `/payment-requests/${id}/checkout-session`;
-const readWithToken = (id: number, token: string) => gw.call('GET', `/payment-requests/${id}`, { headers: { 'x-checkout-token': token } });
+const readWithToken = (id: number, token: string) =>
+  gw.call('GET', `/payment-requests/${id}`, { headers: { 'x-checkout-token': token } });
 
 describe('POST /payment-requests/{paymentRequestId}/checkout-session', () => {
   it('mints an opaque token bound to the request, valid for 900 seconds', async () => {
@@ -26,7 +27,11 @@ describe('POST /payment-requests/{paymentRequestId}/checkout-session', () => {
     const m = await gw.merchant();
     const request = await createRequest(gw, m.apiKey);
     expect((await gw.call('POST', mintPath(request.paymentRequestId), { apiKey: m.apiKey })).status).toBe(200);
-    const patch = await gw.call('POST', mintPath(request.paymentRequestId), { apiKey: m.apiKey, body: {}, contentType: 'application/json-patch+json' });
+    const patch = await gw.call('POST', mintPath(request.paymentRequestId), {
+      apiKey: m.apiKey,
+      body: {},
+      contentType: 'application/json-patch+json',
+    });
     expect(patch.status).toBe(200);
   });
 
@@ -35,9 +40,17 @@ describe('POST /payment-requests/{paymentRequestId}/checkout-session', () => {
     const request = await createRequest(gw, m.apiKey);
     const token = await mintToken(gw, m.apiKey, request.paymentRequestId);
     await readWithToken(request.paymentRequestId, token);
-    const rows = await gw.db.selectFrom('checkout_sessions').selectAll().where('payment_request_id', '=', request.paymentRequestId).execute();
+    const rows = await gw.db
+      .selectFrom('checkout_sessions')
+      .selectAll()
+      .where('payment_request_id', '=', request.paymentRequestId)
+      .execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ merchant_id: m.merchantId, livemode: false, token_hash: createHash('sha256').update(token).digest('hex') });
+    expect(rows[0]).toMatchObject({
+      merchant_id: m.merchantId,
+      livemode: false,
+      token_hash: createHash('sha256').update(token).digest('hex'),
+    });
     expect(JSON.stringify(rows)).not.toContain(token);
     expect(gw.logs()).not.toContain(token.slice(4));
   });
@@ -45,7 +58,10 @@ describe('POST /payment-requests/{paymentRequestId}/checkout-session', () => {
   it('several tokens of one request are all valid, and all different', async () => {
     const m = await gw.merchant();
     const request = await createRequest(gw, m.apiKey);
-    const tokens = [await mintToken(gw, m.apiKey, request.paymentRequestId), await mintToken(gw, m.apiKey, request.paymentRequestId)];
+    const tokens = [
+      await mintToken(gw, m.apiKey, request.paymentRequestId),
+      await mintToken(gw, m.apiKey, request.paymentRequestId),
+    ];
     expect(new Set(tokens).size).toBe(2);
     for (const token of tokens) expect((await readWithToken(request.paymentRequestId, token)).status).toBe(200);
   });
@@ -75,9 +91,16 @@ describe('POST /payment-requests/{paymentRequestId}/checkout-session', () => {
 
   it('answers 404 for an unknown request and 400 for a body that is not an object', async () => {
     const m = await gw.merchant();
-    expectErrorGuide(await gw.call('POST', mintPath(99999999), { apiKey: m.apiKey, body: {} }), 404, 'NOT_FOUND', 'NOT_FOUND');
+    expectErrorGuide(
+      await gw.call('POST', mintPath(99999999), { apiKey: m.apiKey, body: {} }),
+      404,
+      'NOT_FOUND',
+      'NOT_FOUND',
+    );
     const request = await createRequest(gw, m.apiKey);
-    expect((await gw.call('POST', mintPath(request.paymentRequestId), { apiKey: m.apiKey, body: [] })).status).toBe(400);
+    expect((await gw.call('POST', mintPath(request.paymentRequestId), { apiKey: m.apiKey, body: [] })).status).toBe(
+      400,
+    );
   });
 
   it('a live key mints a live token that reads its live request', async () => {
@@ -87,7 +110,15 @@ describe('POST /payment-requests/{paymentRequestId}/checkout-session', () => {
     const res = await readWithToken(request.paymentRequestId, token);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ paymentRequestId: request.paymentRequestId, livemode: true });
-    expect((await gw.db.selectFrom('checkout_sessions').select('livemode').where('payment_request_id', '=', request.paymentRequestId).executeTakeFirstOrThrow()).livemode).toBe(true);
+    expect(
+      (
+        await gw.db
+          .selectFrom('checkout_sessions')
+          .select('livemode')
+          .where('payment_request_id', '=', request.paymentRequestId)
+          .executeTakeFirstOrThrow()
+      ).livemode,
+    ).toBe(true);
   });
 });
 
@@ -138,6 +169,11 @@ describe('using a checkout session token', () => {
     const request = await createRequest(gw, m.apiKey);
     const token = await mintToken(gw, m.apiKey, request.paymentRequestId);
     await gw.db.updateTable('merchants').set({ status: 'suspended' }).where('id', '=', m.merchantId).execute();
-    expectErrorGuide(await readWithToken(request.paymentRequestId, token), 403, 'INSUFFICIENT_PERMISSIONS', 'INSUFFICIENT_PERMISSIONS');
+    expectErrorGuide(
+      await readWithToken(request.paymentRequestId, token),
+      403,
+      'INSUFFICIENT_PERMISSIONS',
+      'INSUFFICIENT_PERMISSIONS',
+    );
   });
 });

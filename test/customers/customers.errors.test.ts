@@ -32,7 +32,12 @@ function expectProblem(res: CallResult, status: number, error: string, code: str
 function expectErrorGuide(res: CallResult, status: number, error: string) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ error, message: expect.any(String), code: error, requestId: res.headers.get('x-request-id') });
+  expect(res.body).toMatchObject({
+    error,
+    message: expect.any(String),
+    code: error,
+    requestId: res.headers.get('x-request-id'),
+  });
   expect(new Date(res.body.timestamp).toISOString()).toBe(res.body.timestamp);
   expect(res.body).not.toHaveProperty('type');
   expect(res.body).not.toHaveProperty('instance');
@@ -80,10 +85,19 @@ describe('validation of POST /customers', () => {
   });
 
   it('rejects a body that is not JSON as a problem record', async () => {
-    const res = await gw.call('POST', '/customers', { apiKey: m.apiKey, body: '{"name":', contentType: 'application/json' });
+    const res = await gw.call('POST', '/customers', {
+      apiKey: m.apiKey,
+      body: '{"name":',
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ status: 400, instance: '/customers', code: expect.any(String), requestId: res.headers.get('x-request-id') });
+    expect(res.body).toMatchObject({
+      status: 400,
+      instance: '/customers',
+      code: expect.any(String),
+      requestId: res.headers.get('x-request-id'),
+    });
   });
 });
 
@@ -106,9 +120,15 @@ describe('memberId uniqueness', () => {
   it('lets another merchant, and the same merchant in live mode, use the same memberId', async () => {
     const owner = await gw.merchant({ withLiveKey: true });
     const other = await gw.merchant();
-    expect((await gw.call('POST', '/customers', { apiKey: owner.apiKey, body: { ...valid, memberId: 'x-1' } })).status).toBe(200);
-    expect((await gw.call('POST', '/customers', { apiKey: owner.liveKey, body: { ...valid, memberId: 'x-1' } })).status).toBe(200);
-    expect((await gw.call('POST', '/customers', { apiKey: other.apiKey, body: { ...valid, memberId: 'x-1' } })).status).toBe(200);
+    expect(
+      (await gw.call('POST', '/customers', { apiKey: owner.apiKey, body: { ...valid, memberId: 'x-1' } })).status,
+    ).toBe(200);
+    expect(
+      (await gw.call('POST', '/customers', { apiKey: owner.liveKey, body: { ...valid, memberId: 'x-1' } })).status,
+    ).toBe(200);
+    expect(
+      (await gw.call('POST', '/customers', { apiKey: other.apiKey, body: { ...valid, memberId: 'x-1' } })).status,
+    ).toBe(200);
   });
 
   it('allows any number of customers without a memberId', async () => {
@@ -155,7 +175,13 @@ describe('PATCH /customers/{id} errors', () => {
 
 describe('reads', () => {
   it('answers 404 for an unknown id and 400 for a malformed one', async () => {
-    expectProblem(await gw.call('GET', '/customers/987654321', { apiKey: m.apiKey }), 404, 'NOT_FOUND', 'NOT_FOUND', '/customers/987654321');
+    expectProblem(
+      await gw.call('GET', '/customers/987654321', { apiKey: m.apiKey }),
+      404,
+      'NOT_FOUND',
+      'NOT_FOUND',
+      '/customers/987654321',
+    );
     const bad = await gw.call('GET', '/customers/abc', { apiKey: m.apiKey });
     expectProblem(bad, 400, 'INVALID_FORMAT', 'VAL002', '/customers/abc');
     expect(bad.body.details.field).toBe('id');
@@ -173,8 +199,16 @@ describe('reads', () => {
 describe('credential errors keep the error-guide shape', () => {
   it('401 without a key, with a wrong key, and with a bearer token', async () => {
     expectErrorGuide(await gw.call('GET', '/customers'), 401, 'INVALID_API_KEY');
-    expectErrorGuide(await gw.call('POST', '/customers', { body: valid, apiKey: 'svc_test_sk_' + 'x'.repeat(40) }), 401, 'INVALID_API_KEY');
-    expectErrorGuide(await gw.call('GET', '/customers/1', { headers: { authorization: 'Bearer abc' } }), 401, 'INVALID_API_KEY');
+    expectErrorGuide(
+      await gw.call('POST', '/customers', { body: valid, apiKey: 'svc_test_sk_' + 'x'.repeat(40) }),
+      401,
+      'INVALID_API_KEY',
+    );
+    expectErrorGuide(
+      await gw.call('GET', '/customers/1', { headers: { authorization: 'Bearer abc' } }),
+      401,
+      'INVALID_API_KEY',
+    );
   });
 
   it('401 for a checkout token (customers are not on its allow-list)', async () => {
@@ -187,7 +221,11 @@ describe('credential errors keep the error-guide shape', () => {
   it('403 for a suspended merchant, on reads and writes', async () => {
     const suspended = await gw.merchant({ status: 'suspended' });
     expectErrorGuide(await gw.call('GET', '/customers', { apiKey: suspended.apiKey }), 403, 'INSUFFICIENT_PERMISSIONS');
-    expectErrorGuide(await gw.call('POST', '/customers', { apiKey: suspended.apiKey, body: valid }), 403, 'INSUFFICIENT_PERMISSIONS');
+    expectErrorGuide(
+      await gw.call('POST', '/customers', { apiKey: suspended.apiKey, body: valid }),
+      403,
+      'INSUFFICIENT_PERMISSIONS',
+    );
   });
 
   it('a restricted merchant (no payments) still manages customers', async () => {

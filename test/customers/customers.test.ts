@@ -4,13 +4,21 @@ import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 
 const gw = useGateway();
 
-const createCustomer = (m: TestMerchant, body: Record<string, unknown>) => gw.call('POST', '/customers', { apiKey: m.apiKey, body });
+const createCustomer = (m: TestMerchant, body: Record<string, unknown>) =>
+  gw.call('POST', '/customers', { apiKey: m.apiKey, body });
 
 /** Payment requests are another module's; tests write the rows the customer totals are computed from. */
 async function paymentRequest(
   m: TestMerchant,
   customerId: number,
-  values: { amount: number; currency: string; status: PaymentRequestStatus; paid?: number; refunded?: number; livemode?: boolean },
+  values: {
+    amount: number;
+    currency: string;
+    status: PaymentRequestStatus;
+    paid?: number;
+    refunded?: number;
+    livemode?: boolean;
+  },
 ) {
   const now = gw.clock.now();
   return gw.db
@@ -59,7 +67,11 @@ describe('POST /customers', () => {
       depositsByCurrency: {},
       createDate: gw.clock.now().toISOString(),
     });
-    const merchant = await gw.db.selectFrom('merchants').select('name').where('id', '=', m.merchantId).executeTakeFirstOrThrow();
+    const merchant = await gw.db
+      .selectFrom('merchants')
+      .select('name')
+      .where('id', '=', m.merchantId)
+      .executeTakeFirstOrThrow();
     expect(res.body.ownerName).toBe(merchant.name);
   });
 
@@ -89,7 +101,12 @@ describe('POST /customers', () => {
       ['createDate', 'hasPaymentRequests', 'id', 'ownerId', 'ownerName', 'totalDeposits', 'userId'].sort(),
     );
     expect(res.body.id).not.toBe(999999);
-    expect(res.body).toMatchObject({ ownerId: m.merchantId, userId: m.userId, hasPaymentRequests: false, totalDeposits: 0 });
+    expect(res.body).toMatchObject({
+      ownerId: m.merchantId,
+      userId: m.userId,
+      hasPaymentRequests: false,
+      totalDeposits: 0,
+    });
     expect(res.body.ownerName).not.toBe('Someone else');
     expect(res.body.createDate).toBe(gw.clock.now().toISOString());
   });
@@ -109,7 +126,11 @@ describe('POST /customers', () => {
   it('records the user whose key created the customer', async () => {
     const m = await gw.merchant();
     const res = await createCustomer(m, { name: 'U', email: 'u@example.com' });
-    const row = await gw.db.selectFrom('customers').select(['user_id', 'merchant_id', 'livemode']).where('id', '=', res.body.id).executeTakeFirstOrThrow();
+    const row = await gw.db
+      .selectFrom('customers')
+      .select(['user_id', 'merchant_id', 'livemode'])
+      .where('id', '=', res.body.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ user_id: m.userId, merchant_id: m.merchantId, livemode: false });
   });
 });
@@ -148,7 +169,10 @@ describe('GET /customers/{id} and PATCH /customers/{id}', () => {
     const read = await gw.call('GET', `/customers/${created.body.id}`, { apiKey: m.apiKey });
     expect(read.body).toEqual(res.body);
 
-    const cleared = await gw.call('PATCH', `/customers/${created.body.id}`, { apiKey: m.apiKey, body: { phone: null, memberId: null } });
+    const cleared = await gw.call('PATCH', `/customers/${created.body.id}`, {
+      apiKey: m.apiKey,
+      body: { phone: null, memberId: null },
+    });
     expect(cleared.body).toMatchObject({ name: 'New Name', email: 'old@example.com', phone: null, memberId: null });
   });
 
@@ -171,7 +195,13 @@ describe('hasPaymentRequests and totalDeposits', () => {
     expect(res.body).toMatchObject({ hasPaymentRequests: true, totalDeposits: 0, depositsByCurrency: { USD: 0 } });
 
     await paymentRequest(m, customer.id, { amount: 1010, currency: 'USD', status: 'paid', paid: 1010 });
-    await paymentRequest(m, customer.id, { amount: 5020, currency: 'USD', status: 'partially_refunded', paid: 5020, refunded: 1000 });
+    await paymentRequest(m, customer.id, {
+      amount: 5020,
+      currency: 'USD',
+      status: 'partially_refunded',
+      paid: 5020,
+      refunded: 1000,
+    });
     await paymentRequest(m, customer.id, { amount: 500, currency: 'JPY', status: 'paid', paid: 500 });
     await paymentRequest(m, customer.id, { amount: 1500, currency: 'KWD', status: 'paid', paid: 1500 });
     res = await gw.call('GET', `/customers/${customer.id}`, { apiKey: m.apiKey });
@@ -180,8 +210,17 @@ describe('hasPaymentRequests and totalDeposits', () => {
     expect(res.body.totalDeposits).toBe(551.8);
 
     // Always true to the data: a refund recorded on a request shows on the next read.
-    await gw.db.updateTable('payment_requests').set({ status: 'paid', amount_paid: 2500 }).where('id', '=', open.id).execute();
-    await gw.db.updateTable('payment_requests').set({ status: 'refunded', amount_refunded: 500 }).where('currency', '=', 'JPY').where('merchant_id', '=', m.merchantId).execute();
+    await gw.db
+      .updateTable('payment_requests')
+      .set({ status: 'paid', amount_paid: 2500 })
+      .where('id', '=', open.id)
+      .execute();
+    await gw.db
+      .updateTable('payment_requests')
+      .set({ status: 'refunded', amount_refunded: 500 })
+      .where('currency', '=', 'JPY')
+      .where('merchant_id', '=', m.merchantId)
+      .execute();
     res = await gw.call('GET', `/customers/${customer.id}`, { apiKey: m.apiKey });
     expect(res.body.depositsByCurrency).toEqual({ USD: 75.3, JPY: 0, KWD: 1.5 });
     expect(res.body.totalDeposits).toBe(76.8);
@@ -208,7 +247,8 @@ describe('GET /customers', () => {
   it('pages newest first with a cursor, without gaps or repeats', async () => {
     const m = await gw.merchant();
     const ids: number[] = [];
-    for (let i = 0; i < 25; i++) ids.push((await createCustomer(m, { name: `C${i}`, email: `c${i}@example.com` })).body.id);
+    for (let i = 0; i < 25; i++)
+      ids.push((await createCustomer(m, { name: `C${i}`, email: `c${i}@example.com` })).body.id);
 
     const seen: number[] = [];
     let cursor: string | null = null;
@@ -261,7 +301,20 @@ describe('documentation', () => {
     expect(create.tags).toEqual(['Customers']);
     expect(create.requestBody.content['application/json-patch+json'].schema.required.sort()).toEqual(['email', 'name']);
     expect(Object.keys(create.responses['200'].content['application/json'].schema.properties)).toEqual(
-      expect.arrayContaining(['id', 'name', 'email', 'ownerId', 'userId', 'ownerName', 'address', 'phone', 'memberId', 'hasPaymentRequests', 'totalDeposits', 'createDate']),
+      expect.arrayContaining([
+        'id',
+        'name',
+        'email',
+        'ownerId',
+        'userId',
+        'ownerName',
+        'address',
+        'phone',
+        'memberId',
+        'hasPaymentRequests',
+        'totalDeposits',
+        'createDate',
+      ]),
     );
     expect(create.responses['400'].content).toHaveProperty(['application/problem+json']);
     expect(create.responses['401'].content).toHaveProperty(['application/json']);

@@ -16,12 +16,17 @@ async function signIn(m: TestMerchant): Promise<string> {
 }
 
 const rotate = (userId: number, token: string | undefined, query = '') =>
-  gw.call('PUT', `/users/${userId}/apikey${query}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  gw.call('PUT', `/users/${userId}/apikey${query}`, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
 
 const ping = (apiKey: string) => gw.call('GET', '/ping', { apiKey });
 
 /** A token with the gateway's own claims, signed however the test says. */
-async function craft(m: TestMerchant, options: { secret: string; alg?: string; issuer?: string; audience?: string }): Promise<string> {
+async function craft(
+  m: TestMerchant,
+  options: { secret: string; alg?: string; issuer?: string; audience?: string },
+): Promise<string> {
   const now = Math.floor(gw.clock.now().getTime() / 1000);
   return new SignJWT({ mid: m.merchantId })
     .setProtectedHeader({ alg: options.alg ?? 'HS256', typ: 'JWT' })
@@ -34,7 +39,11 @@ async function craft(m: TestMerchant, options: { secret: string; alg?: string; i
 }
 
 async function jwtSecret(): Promise<string> {
-  const row = await gw.db.selectFrom('system_secrets').select('value').where('name', '=', 'jwt_secret').executeTakeFirstOrThrow();
+  const row = await gw.db
+    .selectFrom('system_secrets')
+    .select('value')
+    .where('name', '=', 'jwt_secret')
+    .executeTakeFirstOrThrow();
   return row.value;
 }
 
@@ -84,10 +93,19 @@ describe('PUT /users/{userId}/apikey', () => {
     const rows = await gw.db.selectFrom('api_keys').selectAll().where('user_id', '=', m.userId).orderBy('id').execute();
     expect(rows).toHaveLength(3);
     expect(rows.map((r) => r.key_hash)).toEqual(keys.map((k) => createHash('sha256').update(k).digest('hex')));
-    expect(rows.filter((r) => r.revoked_at === null).map((r) => r.mode).sort()).toEqual(['live', 'test']);
+    expect(
+      rows
+        .filter((r) => r.revoked_at === null)
+        .map((r) => r.mode)
+        .sort(),
+    ).toEqual(['live', 'test']);
 
     // Nowhere in the database: not in api_keys, not in any other table.
-    const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(gw.db);
+    const tables = await sql<{
+      table_name: string;
+    }>`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(
+      gw.db,
+    );
     let dump = '';
     for (const { table_name } of tables.rows) {
       const content = await sql<{ row: string }>`select t::text as row from ${sql.table(table_name)} t`.execute(gw.db);
@@ -141,7 +159,14 @@ describe('PUT /users/{userId}/apikey', () => {
     it('an unsigned token (alg "none")', async () => {
       const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
       const now = Math.floor(gw.clock.now().getTime() / 1000);
-      const claims = { sub: String(m.userId), mid: m.merchantId, iss: 'svc-gateway', aud: 'svc-gateway:control-panel', iat: now, exp: now + 600 };
+      const claims = {
+        sub: String(m.userId),
+        mid: m.merchantId,
+        iss: 'svc-gateway',
+        aud: 'svc-gateway:control-panel',
+        iat: now,
+        exp: now + 600,
+      };
       await expectRefused(bearer(`${encode({ alg: 'none', typ: 'JWT' })}.${encode(claims)}.`));
     });
 

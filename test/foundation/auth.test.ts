@@ -27,7 +27,12 @@ describe('POST /auth/login', () => {
 
     const { header, claims } = decodeJwt(res.body.accessToken);
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
-    expect(claims).toMatchObject({ sub: String(m.userId), mid: m.merchantId, iss: 'svc-gateway', aud: 'svc-gateway:control-panel' });
+    expect(claims).toMatchObject({
+      sub: String(m.userId),
+      mid: m.merchantId,
+      iss: 'svc-gateway',
+      aud: 'svc-gateway:control-panel',
+    });
     expect(claims.exp - claims.iat).toBe(3600);
     expect(claims.exp * 1000).toBe(Date.parse(res.body.expireDate));
     expect(res.headers.get('cache-control')).toBe('no-store');

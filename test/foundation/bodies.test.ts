@@ -36,13 +36,25 @@ describe('request bodies', () => {
   });
 
   it('answers any other content type with 415', async () => {
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/jsonx',
+    ]) {
       expectErrorGuide(await login('email=a&password=b', type), 'UNSUPPORTED_MEDIA_TYPE');
     }
   });
 
   it('ignores unknown fields and names them in X-Ignored-Fields', async () => {
-    const res = await login({ email: m.email, password: m.password, birthDate: '1990-01-01', browser: { agent: 'x' }, rememberMe: true });
+    const res = await login({
+      email: m.email,
+      password: m.password,
+      birthDate: '1990-01-01',
+      browser: { agent: 'x' },
+      rememberMe: true,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ignored-fields')).toBe('birthDate, browser, rememberMe');
     const clean = await login({ email: m.email, password: m.password });
@@ -50,7 +62,13 @@ describe('request bodies', () => {
   });
 
   it('treats members named like Object.prototype properties as unknown fields too', async () => {
-    const res = await login({ email: m.email, password: m.password, constructor: 'x', toString: 'y', hasOwnProperty: 1 });
+    const res = await login({
+      email: m.email,
+      password: m.password,
+      constructor: 'x',
+      toString: 'y',
+      hasOwnProperty: 1,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ignored-fields')).toBe('constructor, toString, hasOwnProperty');
   });

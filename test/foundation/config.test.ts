@@ -56,7 +56,9 @@ describe('loadConfig', () => {
 
   it('derives PUBLIC_URL from PORT and TLS, and trims a trailing slash from an explicit one', () => {
     expect(loadConfig({ PORT: '9000' }).publicUrl).toBe('http://localhost:9000');
-    expect(loadConfig({ PORT: '9443', TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile }).publicUrl).toBe('https://localhost:9443');
+    expect(loadConfig({ PORT: '9443', TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile }).publicUrl).toBe(
+      'https://localhost:9443',
+    );
     expect(loadConfig({ PUBLIC_URL: 'https://pay.example.com/' }).publicUrl).toBe('https://pay.example.com');
   });
 
@@ -73,7 +75,14 @@ describe('loadConfig', () => {
       TLS_CERT_FILE: tls.certFile,
       TLS_KEY_FILE: tls.keyFile,
     });
-    expect(config).toMatchObject({ port: 0, host: '::', dataDir: 'memory://', env: 'production', jwtSecret: SECRET_A, callbackSigningSecret: SECRET_B });
+    expect(config).toMatchObject({
+      port: 0,
+      host: '::',
+      dataDir: 'memory://',
+      env: 'production',
+      jwtSecret: SECRET_A,
+      callbackSigningSecret: SECRET_B,
+    });
     expect(config.tls?.cert.toString()).toContain('BEGIN CERTIFICATE');
     expect(loadConfig({ HOST: 'gateway-1.internal' }).host).toBe('gateway-1.internal');
     expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x' }).databaseUrl).toBe('postgres://localhost/x');
@@ -91,14 +100,22 @@ describe('loadConfig', () => {
   });
 
   it('rejects card encryption keys that are not <id>:<base64 of 32 bytes>', () => {
-    expect(problems({ CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(16).toString('base64')}` }).join()).toMatch(/CARD_ENCRYPTION_KEYS/);
+    expect(problems({ CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(16).toString('base64')}` }).join()).toMatch(
+      /CARD_ENCRYPTION_KEYS/,
+    );
     expect(problems({ CARD_ENCRYPTION_KEYS: 'no-colon' }).join()).toMatch(/CARD_ENCRYPTION_KEYS/);
-    expect(problems({ CARD_ENCRYPTION_KEYS: `${CARD_SECRETS.CARD_ENCRYPTION_KEYS},old:${Buffer.alloc(32, 1).toString('base64')}` })).toEqual([]);
+    expect(
+      problems({
+        CARD_ENCRYPTION_KEYS: `${CARD_SECRETS.CARD_ENCRYPTION_KEYS},old:${Buffer.alloc(32, 1).toString('base64')}`,
+      }),
+    ).toEqual([]);
   });
 
   it('rejects secrets shorter than 32 characters, in development too', () => {
     expect(problems({ JWT_SECRET: 'short' })).toEqual(['JWT_SECRET must be at least 32 characters']);
-    expect(problems({ CALLBACK_SIGNING_SECRET: 'x'.repeat(31) })).toEqual(['CALLBACK_SIGNING_SECRET must be at least 32 characters']);
+    expect(problems({ CALLBACK_SIGNING_SECRET: 'x'.repeat(31) })).toEqual([
+      'CALLBACK_SIGNING_SECRET must be at least 32 characters',
+    ]);
   });
 
   it.each([
@@ -129,14 +146,19 @@ describe('loadConfig', () => {
     const file = path.join(scratch, 'a-file');
     writeFileSync(file, 'x');
     expect(problems({ DATA_DIR: file })).toEqual([expect.stringContaining('DATA_DIR')]);
-    expect(problems({ TLS_CERT_FILE: tls.certFile })).toEqual([expect.stringContaining('TLS_CERT_FILE and TLS_KEY_FILE')]);
-    expect(problems({ TLS_CERT_FILE: file, TLS_KEY_FILE: tls.keyFile })).toEqual([expect.stringContaining('TLS_CERT_FILE')]);
+    expect(problems({ TLS_CERT_FILE: tls.certFile })).toEqual([
+      expect.stringContaining('TLS_CERT_FILE and TLS_KEY_FILE'),
+    ]);
+    expect(problems({ TLS_CERT_FILE: file, TLS_KEY_FILE: tls.keyFile })).toEqual([
+      expect.stringContaining('TLS_CERT_FILE'),
+    ]);
   });
 
   it('reports every bad value at once', () => {
     const found = problems({ PORT: 'x', NODE_ENV: 'staging', DATABASE_URL: 'mysql://x', JWT_SECRET: 'short' });
     expect(found).toHaveLength(4);
-    for (const name of ['PORT', 'NODE_ENV', 'DATABASE_URL', 'JWT_SECRET']) expect(found.some((p) => p.startsWith(name))).toBe(true);
+    for (const name of ['PORT', 'NODE_ENV', 'DATABASE_URL', 'JWT_SECRET'])
+      expect(found.some((p) => p.startsWith(name))).toBe(true);
   });
 });
 
@@ -158,7 +180,17 @@ describe('node dist/src/main.js with a bad environment', () => {
       CALLBACK_SIGNING_SECRET: 'short',
     });
     expect(result.code).not.toBe(0);
-    for (const name of ['PORT', 'HOST', 'NODE_ENV', 'DATA_DIR', 'DATABASE_URL', 'PUBLIC_URL', 'TLS_CERT_FILE', 'JWT_SECRET', 'CALLBACK_SIGNING_SECRET']) {
+    for (const name of [
+      'PORT',
+      'HOST',
+      'NODE_ENV',
+      'DATA_DIR',
+      'DATABASE_URL',
+      'PUBLIC_URL',
+      'TLS_CERT_FILE',
+      'JWT_SECRET',
+      'CALLBACK_SIGNING_SECRET',
+    ]) {
       expect(result.stderr).toContain(name);
     }
     expect(result.stderr).toMatch(/^Invalid configuration:/);
@@ -185,7 +217,12 @@ describe('node dist/src/main.js with a bad environment', () => {
     const port = (blocker.address() as { port: number }).port;
     try {
       const databaseUrl = await freshDatabaseUrl();
-      const result = await start({ PORT: String(port), DATA_DIR: 'memory://', SEED_DEMO: 'false', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+      const result = await start({
+        PORT: String(port),
+        DATA_DIR: 'memory://',
+        SEED_DEMO: 'false',
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      });
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(new RegExp(`PORT.*${port}`));
       expect(result.stderr).toContain('EADDRINUSE');

@@ -21,7 +21,8 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>, url = server!):
 }
 
 const databaseUrl = () => {
-  if (!server) throw new Error('TEST_POSTGRES_SERVER is not set: run scripts/test.sh, or set it to a PostgreSQL admin URL');
+  if (!server)
+    throw new Error('TEST_POSTGRES_SERVER is not set: run scripts/test.sh, or set it to a PostgreSQL admin URL');
   const url = new URL(server);
   url.pathname = `/${database}`;
   return url.toString();
@@ -45,11 +46,17 @@ it('a connection lost in the middle of a query fails that request and nothing el
   await holder.query('begin; lock table customers in access exclusive mode');
   const waiting = gw.call('POST', '/customers', { apiKey: m.apiKey, body });
   for (let i = 0; i < 100; i++) {
-    const { rows } = await holder.query(`select count(*)::int as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'`, [database]);
+    const { rows } = await holder.query(
+      `select count(*)::int as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'`,
+      [database],
+    );
     if (rows[0].n > 0) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  await holder.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+  await holder.query(
+    'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+    [database],
+  );
   await holder.query('rollback');
   await holder.end();
 

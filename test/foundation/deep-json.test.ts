@@ -18,7 +18,8 @@ beforeAll(async () => {
   gw = await startTestGateway();
   const merchant = await gw.merchant();
   apiKey = merchant.apiKey;
-  accessToken = (await gw.call('POST', '/auth/login', { body: { email: merchant.email, password: merchant.password } })).body.accessToken;
+  accessToken = (await gw.call('POST', '/auth/login', { body: { email: merchant.email, password: merchant.password } }))
+    .body.accessToken;
   const spec = (await gw.call('GET', '/openapi.json')).body;
   operations = Object.entries<Record<string, any>>(spec.paths).flatMap(([path, ops]) =>
     Object.entries(ops)
@@ -43,14 +44,24 @@ function send(operation: { method: string; path: string; security: string[] }, r
 
 function expectTooComplex(res: CallResult, limit: 'depth' | 'members'): void {
   expect(res.status, res.text).toBe(400);
-  expect(res.body).toMatchObject({ code: 'VAL004', error: 'JSON_TOO_COMPLEX', details: { limit, max: JSON_LIMITS[limit] } });
+  expect(res.body).toMatchObject({
+    code: 'VAL004',
+    error: 'JSON_TOO_COMPLEX',
+    details: { limit, max: JSON_LIMITS[limit] },
+  });
   expectNoLeak(res);
 }
 
 describe('JSON bodies nested too deeply or too large in members', () => {
   it('finds the operations that take a JSON body in /openapi.json', () => {
     expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(
-      expect.arrayContaining(['POST /auth/login', 'POST /callbacks/svc', 'POST /callbacks/test/json', 'PATCH /customers/1', 'POST /payments/1/refunds']),
+      expect.arrayContaining([
+        'POST /auth/login',
+        'POST /callbacks/svc',
+        'POST /callbacks/test/json',
+        'PATCH /customers/1',
+        'POST /payments/1/refunds',
+      ]),
     );
     expect(operations.length).toBeGreaterThanOrEqual(10);
   });
@@ -63,7 +74,8 @@ describe('JSON bodies nested too deeply or too large in members', () => {
   });
 
   it('refuses more members than the limit on every such operation', async () => {
-    for (const operation of operations) expectTooComplex(await send(operation, manyMembers(JSON_LIMITS.members + 1)), 'members');
+    for (const operation of operations)
+      expectTooComplex(await send(operation, manyMembers(JSON_LIMITS.members + 1)), 'members');
     expect((await gw.call('GET', '/readyz')).status).toBe(200);
   });
 
@@ -71,8 +83,16 @@ describe('JSON bodies nested too deeply or too large in members', () => {
     const atDepth = ` ${deepObject(JSON_LIMITS.depth - 1, '[ ]')}\n`;
     const ok = await gw.call('POST', '/callbacks/test/json', { body: atDepth });
     expect(ok.status, ok.text).toBe(200);
-    expectTooComplex(await gw.call('POST', '/callbacks/test/json', { body: deepObject(JSON_LIMITS.depth, '[]') }), 'depth');
-    const row = await gw.db.selectFrom('callback_events').select(['payload', 'raw_body']).where('source', '=', 'test/json').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expectTooComplex(
+      await gw.call('POST', '/callbacks/test/json', { body: deepObject(JSON_LIMITS.depth, '[]') }),
+      'depth',
+    );
+    const row = await gw.db
+      .selectFrom('callback_events')
+      .select(['payload', 'raw_body'])
+      .where('source', '=', 'test/json')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(row.raw_body).toBe(atDepth);
     expect(row.payload).toEqual(JSON.parse(atDepth));
 
@@ -80,7 +100,9 @@ describe('JSON bodies nested too deeply or too large in members', () => {
     expect((await gw.call('POST', '/callbacks/test/json', { body: atMembers })).status).toBe(200);
     // Brackets and commas inside strings are text, not structure.
     const inStrings = JSON.stringify({ eventId: 'evt_brackets', text: '[{,'.repeat(10_000) });
-    expect((await gw.call('POST', '/callbacks/test/json', { body: inStrings })).body).toMatchObject({ eventId: 'evt_brackets' });
+    expect((await gw.call('POST', '/callbacks/test/json', { body: inStrings })).body).toMatchObject({
+      eventId: 'evt_brackets',
+    });
   });
 
   it('refuses a validly signed provider callback whose providerData nests 8,000 objects, and the store stays writable', async () => {
@@ -92,19 +114,31 @@ describe('JSON bodies nested too deeply or too large in members', () => {
     const accepted = await postSigned(gw, '/callbacks/svc', next);
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body).toEqual({ received: true, eventId: next.eventId });
-    const stored = await gw.db.selectFrom('callback_events').select(['raw_body']).where('event_id', '=', next.eventId as string).executeTakeFirstOrThrow();
+    const stored = await gw.db
+      .selectFrom('callback_events')
+      .select(['raw_body'])
+      .where('event_id', '=', next.eventId as string)
+      .executeTakeFirstOrThrow();
     expect(stored.raw_body).toBe(JSON.stringify(next));
     expect((await gw.call('GET', '/readyz')).status).toBe(200);
   });
 
   it('stores form and query-string test callbacks as received, however bracket-laden', async () => {
     const form = `eventId=evt_form_deep&${'a['.repeat(5_000)}=${'['.repeat(10_000)}&x=${'{'.repeat(10_000)}`;
-    const formAnswer = await gw.call('POST', '/callbacks/test/form', { body: form, contentType: 'application/x-www-form-urlencoded' });
+    const formAnswer = await gw.call('POST', '/callbacks/test/form', {
+      body: form,
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(formAnswer.status, formAnswer.text).toBe(200);
     const query = `eventId=evt_text_deep&x=${'['.repeat(5_000)}`;
     const textAnswer = await gw.call('GET', `/callbacks/test/text?${query}`);
     expect(textAnswer.status, textAnswer.text).toBe(200);
-    const rows = await gw.db.selectFrom('callback_events').select(['event_id', 'raw_body']).where('event_id', 'in', ['evt_form_deep', 'evt_text_deep']).orderBy('id').execute();
+    const rows = await gw.db
+      .selectFrom('callback_events')
+      .select(['event_id', 'raw_body'])
+      .where('event_id', 'in', ['evt_form_deep', 'evt_text_deep'])
+      .orderBy('id')
+      .execute();
     expect(rows).toEqual([
       { event_id: 'evt_form_deep', raw_body: form },
       { event_id: 'evt_text_deep', raw_body: query },

@@ -53,18 +53,22 @@ async function snapshot(store: Record<string, string>) {
 }
 
 describe('development secrets', () => {
-  it('says loudly in the banner that the card key lives in the store, and nothing of it with keys from the environment', SLOW, async () => {
-    const dev = await start(await freshStore());
-    expect(dev.stderr()).toMatch(/DEVELOPMENT SECRETS: the card encryption key is kept in this store/);
-    expect(dev.stderr()).toMatch(/dump or backup of this store decrypts them/);
-    await stop(dev);
+  it(
+    'says loudly in the banner that the card key lives in the store, and nothing of it with keys from the environment',
+    SLOW,
+    async () => {
+      const dev = await start(await freshStore());
+      expect(dev.stderr()).toMatch(/DEVELOPMENT SECRETS: the card encryption key is kept in this store/);
+      expect(dev.stderr()).toMatch(/dump or backup of this store decrypts them/);
+      await stop(dev);
 
-    const { CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET } = PRODUCTION_SECRETS;
-    const keyed = await start({ ...(await freshStore()), CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET });
-    expect(keyed.stderr()).toContain('listening on');
-    expect(keyed.stderr()).not.toMatch(/DEVELOPMENT SECRETS/);
-    await stop(keyed);
-  });
+      const { CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET } = PRODUCTION_SECRETS;
+      const keyed = await start({ ...(await freshStore()), CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET });
+      expect(keyed.stderr()).toContain('listening on');
+      expect(keyed.stderr()).not.toMatch(/DEVELOPMENT SECRETS/);
+      await stop(keyed);
+    },
+  );
 
   it('refuses to start, changing nothing, once a live key was issued on such a store', SLOW, async () => {
     const store = await freshStore();
@@ -76,7 +80,10 @@ describe('development secrets', () => {
       body: JSON.stringify({ email: demo.email, password: demo.password }),
     });
     const { accessToken } = (await login.json()) as { accessToken: string };
-    const issued = await fetch(`${first.banner.url}/users/${demo.userId}/apikey?mode=live`, { method: 'PUT', headers: { authorization: `Bearer ${accessToken}` } });
+    const issued = await fetch(`${first.banner.url}/users/${demo.userId}/apikey?mode=live`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
     expect(await issued.json()).toMatch(/^svc_live_sk_/);
     await stop(first);
     const before = await snapshot(store);

@@ -87,7 +87,9 @@ describe('absurd input never leaks a stack trace or SQL', () => {
     const inValue = await gw.call('POST', '/auth/login', { body: { email: 'a\u0000@example.com', password: 'x' } });
     expectErrorGuide(inValue, 'INVALID_FORMAT');
     expect(inValue.body.details.field).toBe('email');
-    const inName = await gw.call('POST', '/auth/login', { body: { email: 'a@example.com', password: 'x', 'bad\u0000name': 1 } });
+    const inName = await gw.call('POST', '/auth/login', {
+      body: { email: 'a@example.com', password: 'x', 'bad\u0000name': 1 },
+    });
     expectErrorGuide(inName, 'INVALID_FORMAT');
     expectErrorGuide(await gw.call('PUT', `/users/%00/apikey`, { headers: bearer }), 'INVALID_FORMAT');
     expectErrorGuide(await gw.call('PUT', `/users/${m.userId}/apikey?mode=%00`, { headers: bearer }), 'INVALID_FORMAT');
@@ -115,20 +117,32 @@ describe('absurd input never leaks a stack trace or SQL', () => {
   });
 
   it('prototype pollution attempts, numbers beyond double range, lone surrogates and oversized strings', async () => {
-    expectErrorGuide(await gw.call('POST', '/auth/login', { body: '{"email":"a@b.co","password":"p","__proto__":{"admin":true}}' }), 'INVALID_JSON');
+    expectErrorGuide(
+      await gw.call('POST', '/auth/login', { body: '{"email":"a@b.co","password":"p","__proto__":{"admin":true}}' }),
+      'INVALID_JSON',
+    );
     const huge = await gw.call('POST', '/auth/login', { body: '{"email":1e400,"password":"x"}' });
     expectErrorGuide(huge, 'INVALID_FORMAT');
-    expect((await gw.call('POST', '/auth/login', { body: '{"email":"\\ud800@example.com","password":"x"}' })).status).toBe(401);
-    const long = await gw.call('POST', '/auth/login', { body: { email: `${'a'.repeat(60_000)}@example.com`, password: 'x' } });
+    expect(
+      (await gw.call('POST', '/auth/login', { body: '{"email":"\\ud800@example.com","password":"x"}' })).status,
+    ).toBe(401);
+    const long = await gw.call('POST', '/auth/login', {
+      body: { email: `${'a'.repeat(60_000)}@example.com`, password: 'x' },
+    });
     expectErrorGuide(long, 'INVALID_FORMAT');
     expect(long.body.details.field).toBe('email');
   });
 
   it('odd headers', async () => {
-    const res = await gw.call('GET', '/ping', { headers: { 'x-api-key': `svc_test_sk_${'é'.repeat(50)}`, 'x-api-version': '9'.repeat(200) } });
+    const res = await gw.call('GET', '/ping', {
+      headers: { 'x-api-key': `svc_test_sk_${'é'.repeat(50)}`, 'x-api-version': '9'.repeat(200) },
+    });
     expect(res.status).toBe(400);
     expectNoLeak(res);
     expectErrorGuide(await gw.call('GET', '/ping', { headers: { 'x-api-key': "' or 1=1 --" } }), 'INVALID_API_KEY');
-    expectErrorGuide(await gw.call('GET', '/ping', { headers: { 'x-checkout-token': 'x'.repeat(5000) } }), 'UNAUTHORIZED');
+    expectErrorGuide(
+      await gw.call('GET', '/ping', { headers: { 'x-checkout-token': 'x'.repeat(5000) } }),
+      'UNAUTHORIZED',
+    );
   });
 });

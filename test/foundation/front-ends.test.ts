@@ -13,7 +13,10 @@ afterAll(async () => gw?.close());
 
 describe('the built checkout and panel', () => {
   it('serve index.html at their paths, revalidated on every load', async () => {
-    for (const [path, marker] of [['/checkout/', 'id="checkout"'], ['/panel/', 'id="panel"']]) {
+    for (const [path, marker] of [
+      ['/checkout/', 'id="checkout"'],
+      ['/panel/', 'id="panel"'],
+    ]) {
       const res = await gw.call('GET', path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -35,14 +38,16 @@ describe('the built checkout and panel', () => {
 
   it('compress what the client accepts', async () => {
     for (const encoding of ['gzip', 'br']) {
-      const res = await fetch(`${gw.url}/checkout/assets/index.8b2d4e6f.js`, { headers: { 'accept-encoding': encoding } });
+      const res = await fetch(`${gw.url}/checkout/assets/index.8b2d4e6f.js`, {
+        headers: { 'accept-encoding': encoding },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-encoding')).toBe(encoding);
       expect(await res.text()).toContain('the quick brown fox');
     }
   });
 
-  it('lets the checkout page be framed by the gateway\'s own origin only, while the API stays unframeable', async () => {
+  it("lets the checkout page be framed by the gateway's own origin only, while the API stays unframeable", async () => {
     const page = await gw.call('GET', '/checkout/');
     const csp = page.headers.get('content-security-policy')!;
     expect(csp).toContain(`frame-ancestors ${new URL(gw.config.publicUrl).origin}`);

@@ -36,11 +36,14 @@ describe('X-API-Version', () => {
     expect(res.headers.get('x-api-version')).toBe('2.1');
   });
 
-  it.each(['2.2', '3.0', '1.5', '1.0', 'garbage', '2', 'v2.1', '2.1.0', ''])('refuses %j with 400 UNSUPPORTED_API_VERSION', async (version) => {
-    const res = await gw.call('GET', '/ping', { apiKey: m.apiKey, headers: { 'x-api-version': version } });
-    expectErrorGuide(res, 'UNSUPPORTED_API_VERSION');
-    expect(res.body.details).toMatchObject({ supported: '2.0-2.1' });
-  });
+  it.each(['2.2', '3.0', '1.5', '1.0', 'garbage', '2', 'v2.1', '2.1.0', ''])(
+    'refuses %j with 400 UNSUPPORTED_API_VERSION',
+    async (version) => {
+      const res = await gw.call('GET', '/ping', { apiKey: m.apiKey, headers: { 'x-api-version': version } });
+      expectErrorGuide(res, 'UNSUPPORTED_API_VERSION');
+      expect(res.body.details).toMatchObject({ supported: '2.0-2.1' });
+    },
+  );
 
   it('serves every route under /v2 as well', async () => {
     const ping = await gw.call('GET', '/v2/ping', { apiKey: m.apiKey });
@@ -58,7 +61,9 @@ describe('X-API-Version', () => {
     expect(res.status).toBe(410);
     expect(res.body.message).toContain('/v2/ping');
     expect(res.body.details).toEqual({ replacement: '/v2/ping' });
-    expect((await gw.call('POST', '/v1/auth/login', { body: {} })).body.details).toEqual({ replacement: '/v2/auth/login' });
+    expect((await gw.call('POST', '/v1/auth/login', { body: {} })).body.details).toEqual({
+      replacement: '/v2/auth/login',
+    });
   });
 });
 

@@ -12,7 +12,9 @@ const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
 const gw = useGateway(() => {
   tls = selfSignedCertificate();
-  return { env: { NODE_ENV: 'production', ...PRODUCTION_SECRETS, TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile } };
+  return {
+    env: { NODE_ENV: 'production', ...PRODUCTION_SECRETS, TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile },
+  };
 });
 beforeAll(async () => {
   m = await gw.merchant();

@@ -5,7 +5,9 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 // The gateway runs in this test's process: blocking this event loop blocks the gateway's.
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ http: { loadLimits: { maxEventLoopDelayMs: 50, maxHeapUsedBytes: 0, sampleIntervalMs: 200 } } });
+  gw = await startTestGateway({
+    http: { loadLimits: { maxEventLoopDelayMs: 50, maxHeapUsedBytes: 0, sampleIntervalMs: 200 } },
+  });
 });
 afterAll(async () => gw?.close());
 

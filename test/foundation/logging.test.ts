@@ -18,13 +18,24 @@ describe('request logs', () => {
     const res = await gw.call('GET', '/v2/ping', { apiKey: m.apiKey });
     const [line, ...more] = requestLines(res.headers.get('x-request-id'));
     expect(more).toEqual([]);
-    expect(line).toMatchObject({ level: 30, method: 'GET', route: '/ping', url: '/v2/ping', status: 200, merchantId: m.merchantId });
+    expect(line).toMatchObject({
+      level: 30,
+      method: 'GET',
+      route: '/ping',
+      url: '/v2/ping',
+      status: 200,
+      merchantId: m.merchantId,
+    });
     expect(line.durationMs).toEqual(expect.any(Number));
 
     const refused = await gw.call('GET', '/ping');
-    expect(requestLines(refused.headers.get('x-request-id'))).toEqual([expect.objectContaining({ status: 401, merchantId: null, route: '/ping' })]);
+    expect(requestLines(refused.headers.get('x-request-id'))).toEqual([
+      expect.objectContaining({ status: 401, merchantId: null, route: '/ping' }),
+    ]);
     const unknown = await gw.call('GET', '/nowhere');
-    expect(requestLines(unknown.headers.get('x-request-id'))).toEqual([expect.objectContaining({ status: 404, route: null, url: '/nowhere' })]);
+    expect(requestLines(unknown.headers.get('x-request-id'))).toEqual([
+      expect.objectContaining({ status: 404, route: null, url: '/nowhere' }),
+    ]);
     const badUrl = await gw.call('GET', '/bad/%ZZ');
     expect(requestLines(badUrl.headers.get('x-request-id'))).toEqual([expect.objectContaining({ status: 400 })]);
   });
@@ -37,7 +48,9 @@ describe('request logs', () => {
     await gw.call('GET', '/ping', { apiKey: m.apiKey });
     await gw.call('GET', '/ping', { apiKey: m.liveKey });
     await gw.call('GET', '/ping', { headers: { authorization: `Bearer ${m.apiKey}` } });
-    const rotated = (await gw.call('PUT', `/users/${m.userId}/apikey`, { headers: { authorization: `Bearer ${token}` } })).body as string;
+    const rotated = (
+      await gw.call('PUT', `/users/${m.userId}/apikey`, { headers: { authorization: `Bearer ${token}` } })
+    ).body as string;
     await gw.call('GET', '/ping', { apiKey: rotated });
     await gw.call('GET', `/ping?apiKey=${rotated}&token=${token}`, { apiKey: rotated });
     await gw.call('GET', `/no/such/route?apiKey=${rotated}`);

@@ -31,7 +31,9 @@ describe('GET /openapi.json', () => {
       expect(operation, `${method} ${path}`).toBeDefined();
       expect(operation.summary).toEqual(expect.any(String));
       expect(operation.responses['200']).toBeDefined();
-      expect(operation.responses['500'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorGuide' });
+      expect(operation.responses['500'].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/ErrorGuide',
+      });
     }
     const ping = doc.paths['/ping'].get;
     expect(ping.security).toEqual([{ ApiKey: [] }]);
@@ -43,7 +45,9 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(login.responses)).toEqual(expect.arrayContaining(['200', '400', '413', '415', '429']));
     const rotate = doc.paths['/users/{userId}/apikey'].put;
     expect(rotate.security).toEqual([{ AccessToken: [] }]);
-    expect(rotate.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'userId', in: 'path', required: true })]));
+    expect(rotate.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'userId', in: 'path', required: true })]),
+    );
     expect(rotate.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'mode', in: 'query' })]));
     expect(doc.components.schemas.ErrorGuide.required).toEqual(['error', 'message', 'code', 'timestamp', 'requestId']);
   });
@@ -68,7 +72,8 @@ describe('GET /docs', () => {
     expect(initializer.text).toContain("resolveUrl('./json')");
     const rendered = (await gw.call('GET', '/docs/json')).body;
     expect(rendered).toEqual(doc);
-    for (const [method, path] of FOUNDATION_ROUTES) expect(rendered.paths[path][method].summary).toEqual(expect.any(String));
+    for (const [method, path] of FOUNDATION_ROUTES)
+      expect(rendered.paths[path][method].summary).toEqual(expect.any(String));
     expect(JSON.stringify(rendered)).toContain('X-API-Key');
     expect(rendered.info.description).toContain('<a id="error-INVALID_API_KEY"></a>`INVALID_API_KEY`');
   });
@@ -89,12 +94,15 @@ describe('GET /docs', () => {
 
 describe('error responses in the document', () => {
   it('declares the answers every operation can give, with their body schemas', () => {
-    const operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+    const operations = Object.entries<Record<string, any>>(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, op })),
+    );
     expect(operations.length).toBeGreaterThan(20);
     for (const { path, method, op } of operations) {
       const statuses = Object.keys(op.responses);
       expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503']));
-      if (!['/healthz', '/readyz'].includes(path)) expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '429']));
+      if (!['/healthz', '/readyz'].includes(path))
+        expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '429']));
       if (method === 'post') expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
       if (op.security.length > 0) expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403']));
       for (const [status, response] of Object.entries<any>(op.responses)) {

@@ -25,9 +25,17 @@ async function embedded(dataDir = 'memory://'): Promise<Storage> {
 const tooDeep = (levels = 8_000) => '{"a":'.repeat(levels) + '{}' + '}'.repeat(levels);
 
 const names = async (storage: Storage) =>
-  (await storage.db.selectFrom('system_secrets').select('name').where('name', 'like', 'probe%').orderBy('name').execute()).map((r) => r.name);
+  (
+    await storage.db
+      .selectFrom('system_secrets')
+      .select('name')
+      .where('name', 'like', 'probe%')
+      .orderBy('name')
+      .execute()
+  ).map((r) => r.name);
 
-const write = (db: Storage['db'], name: string) => db.insertInto('system_secrets').values({ name, value: 'x' }).execute();
+const write = (db: Storage['db'], name: string) =>
+  db.insertInto('system_secrets').values({ name, value: 'x' }).execute();
 
 describe('the embedded store after a failed statement', () => {
   it('rolls back a transaction whose statement failed in PostgreSQL, and the next write succeeds', async () => {
@@ -62,11 +70,16 @@ describe('the embedded store after a failed statement', () => {
     for (let round = 0; round < 12; round++) {
       const deep = round % 2 === 0 ? tooDeep(8_000 + round * 1_000) : '['.repeat(50_000) + ']'.repeat(50_000);
       const statement = sql`insert into system_secrets (name, value) values (${`probe-lost-${round}`}, ${deep}::jsonb::text)`;
-      const attempt = round % 3 === 0 ? statement.execute(storage.db) : storage.db.transaction().execute((trx) => statement.execute(trx));
+      const attempt =
+        round % 3 === 0
+          ? statement.execute(storage.db)
+          : storage.db.transaction().execute((trx) => statement.execute(trx));
       await expect(attempt).rejects.toThrow(/could not run the statement/);
       await write(storage.db, `probe-${String(round).padStart(2, '0')}`);
     }
-    expect(await names(storage)).toEqual(Array.from({ length: 12 }, (_, round) => `probe-${String(round).padStart(2, '0')}`));
+    expect(await names(storage)).toEqual(
+      Array.from({ length: 12 }, (_, round) => `probe-${String(round).padStart(2, '0')}`),
+    );
     await storage.ping();
   });
 

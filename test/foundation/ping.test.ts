@@ -37,7 +37,9 @@ describe('GET /ping', () => {
   it('refuses a key that was replaced', async () => {
     const m = await gw.merchant();
     const login = await gw.call('POST', '/auth/login', { body: { email: m.email, password: m.password } });
-    await gw.call('PUT', `/users/${m.userId}/apikey`, { headers: { authorization: `Bearer ${login.body.accessToken}` } });
+    await gw.call('PUT', `/users/${m.userId}/apikey`, {
+      headers: { authorization: `Bearer ${login.body.accessToken}` },
+    });
     expectErrorGuide(await gw.call('GET', '/ping', { apiKey: m.apiKey }), 'INVALID_API_KEY');
   });
 

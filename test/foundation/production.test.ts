@@ -26,9 +26,15 @@ describe('production over plain HTTP', () => {
     expectErrorGuide(res, 'HTTPS_REQUIRED');
     expect(res.body.message).toContain('https://pay.example.com');
     expect(res.headers.get('strict-transport-security')).toBeNull();
-    expectErrorGuide(await gw.call('POST', '/auth/login', { body: { email: m.email, password: m.password } }), 'HTTPS_REQUIRED');
+    expectErrorGuide(
+      await gw.call('POST', '/auth/login', { body: { email: m.email, password: m.password } }),
+      'HTTPS_REQUIRED',
+    );
     expectErrorGuide(await gw.call('GET', '/openapi.json'), 'HTTPS_REQUIRED');
-    expectErrorGuide(await gw.call('GET', '/ping', { apiKey: m.apiKey, headers: { 'x-forwarded-proto': 'http' } }), 'HTTPS_REQUIRED');
+    expectErrorGuide(
+      await gw.call('GET', '/ping', { apiKey: m.apiKey, headers: { 'x-forwarded-proto': 'http' } }),
+      'HTTPS_REQUIRED',
+    );
   });
 
   it('still answers the health checks (load balancers probe them over HTTP)', async () => {
@@ -41,7 +47,10 @@ describe('production over plain HTTP', () => {
     const ping = await gw.call('GET', '/ping', { apiKey: m.apiKey, headers: viaProxy });
     expect(ping.status).toBe(200);
     expect(ping.headers.get('strict-transport-security')).toBe('max-age=63072000; includeSubDomains');
-    const login = await gw.call('POST', '/auth/login', { body: { email: m.email, password: m.password }, headers: viaProxy });
+    const login = await gw.call('POST', '/auth/login', {
+      body: { email: m.email, password: m.password },
+      headers: viaProxy,
+    });
     expect(login.status).toBe(200);
     expect(login.headers.get('cache-control')).toBe('no-store');
   });

@@ -35,14 +35,21 @@ async function call(url: string, init: RequestInit = {}) {
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
-const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 /** What a stopped gateway left in its store: merchant count and persisted secrets. */
 async function inspect(store: Record<string, string>): Promise<{ merchants: number; secrets: Record<string, string> }> {
   const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: store.DATA_DIR });
   try {
     const rows = await storage.db.selectFrom('system_secrets').select(['name', 'value']).execute();
-    return { merchants: await countMerchants(storage.db), secrets: Object.fromEntries(rows.map((r) => [r.name, r.value])) };
+    return {
+      merchants: await countMerchants(storage.db),
+      secrets: Object.fromEntries(rows.map((r) => [r.name, r.value])),
+    };
   } finally {
     await storage.close();
   }
@@ -88,7 +95,11 @@ describe('npm start in development', () => {
     const request = http.request(`${first.banner.url}/auth/login`, {
       method: 'POST',
       agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
+      },
     });
     const response = new Promise<{ status: number; body: any }>((resolve, reject) => {
       request.on('response', (res) => {
@@ -121,8 +132,14 @@ describe('npm start in development', () => {
     // Storage was closed: the store opens again, holding the generated development secrets.
     const after = await inspect(store);
     expect(after.merchants).toBe(1);
-    expect(Object.keys(after.secrets).sort()).toEqual(['callback_signing_secret', 'card_encryption_keys', 'card_fingerprint_secret', 'jwt_secret']);
-    for (const name of ['callback_signing_secret', 'card_fingerprint_secret', 'jwt_secret']) expect(after.secrets[name]).toMatch(/^[0-9A-Za-z]{48}$/);
+    expect(Object.keys(after.secrets).sort()).toEqual([
+      'callback_signing_secret',
+      'card_encryption_keys',
+      'card_fingerprint_secret',
+      'jwt_secret',
+    ]);
+    for (const name of ['callback_signing_secret', 'card_fingerprint_secret', 'jwt_secret'])
+      expect(after.secrets[name]).toMatch(/^[0-9A-Za-z]{48}$/);
     // "<key id>:<base64 of 32 bytes>": the card vault's generated development key.
     expect(Buffer.from(after.secrets.card_encryption_keys.split(':')[1], 'base64')).toHaveLength(32);
     secretsAfterFirstRun = after.secrets;

@@ -112,9 +112,13 @@ export async function startTestGateway(
   const merchant: TestGateway['merchant'] = async ({ mode = 'test', status, withLiveKey } = {}) => {
     const email = `merchant${++counter}-${Date.now()}@example.com`;
     const ctx = { db, clock };
-    const created = await inTransaction(ctx, (trx) => createMerchant(trx, { email, password: PASSWORD, name: `Merchant ${counter}` }));
+    const created = await inTransaction(ctx, (trx) =>
+      createMerchant(trx, { email, password: PASSWORD, name: `Merchant ${counter}` }),
+    );
     const apiKey = await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: created.userId, mode }));
-    const liveKey = withLiveKey ? await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: created.userId, mode: 'live' })) : undefined;
+    const liveKey = withLiveKey
+      ? await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: created.userId, mode: 'live' }))
+      : undefined;
     if (status) await db.updateTable('merchants').set({ status }).where('id', '=', created.merchantId).execute();
     return { ...created, password: PASSWORD, apiKey, liveKey };
   };
@@ -131,12 +135,15 @@ export async function startTestGateway(
     merchant,
     close: async () => {
       await gateway.close();
-      if (undeclared.length > 0) throw new Error(`Answers the OpenAPI document does not declare:\n${[...new Set(undeclared)].join('\n')}`);
+      if (undeclared.length > 0)
+        throw new Error(`Answers the OpenAPI document does not declare:\n${[...new Set(undeclared)].join('\n')}`);
     },
   };
 }
 
 /** The one setup of a test file: a gateway started before its tests and closed after them. */
-export function useGateway(options: Parameters<typeof startTestGateway>[0] | (() => Parameters<typeof startTestGateway>[0]) = {}): TestGateway {
+export function useGateway(
+  options: Parameters<typeof startTestGateway>[0] | (() => Parameters<typeof startTestGateway>[0]) = {},
+): TestGateway {
   return useStarted(() => startTestGateway(typeof options === 'function' ? options() : options));
 }

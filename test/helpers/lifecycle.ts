@@ -12,7 +12,8 @@ export function useStarted<T extends { close(): Promise<void> }>(start: () => Pr
   afterAll(async () => started?.close());
   return new Proxy({} as T, {
     get(_target, property) {
-      if (!started) throw new Error('not started yet: use the handle inside tests and hooks, not at the top of the file');
+      if (!started)
+        throw new Error('not started yet: use the handle inside tests and hooks, not at the top of the file');
       const value = started[property as keyof T];
       return typeof value === 'function' ? value.bind(started) : value;
     },

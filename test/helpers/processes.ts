@@ -9,9 +9,23 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 /** Every setting src/config.ts reads: removed from the inherited environment so a test states its own. */
 const CONFIG_VARS = [
-  'NODE_ENV', 'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'PUBLIC_URL', 'CHECKOUT_URL', 'TLS_CERT_FILE', 'TLS_KEY_FILE',
-  'JWT_SECRET', 'CALLBACK_SIGNING_SECRET', 'LOG_LEVEL', 'TRUSTED_PROXIES', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW_SECONDS',
-  'REDIS_URL', 'SEED_DEMO',
+  'NODE_ENV',
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'PUBLIC_URL',
+  'CHECKOUT_URL',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
+  'JWT_SECRET',
+  'CALLBACK_SIGNING_SECRET',
+  'LOG_LEVEL',
+  'TRUSTED_PROXIES',
+  'RATE_LIMIT_MAX',
+  'RATE_LIMIT_WINDOW_SECONDS',
+  'REDIS_URL',
+  'SEED_DEMO',
 ];
 
 export function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {
@@ -25,7 +39,10 @@ export function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {
  * dist/ at the same time could let one spawn a half-written file. An up-to-date build writes nothing.
  */
 export function buildOnce(): void {
-  const lock = path.join(tmpdir(), `svc-gateway-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+  const lock = path.join(
+    tmpdir(),
+    `svc-gateway-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`,
+  );
   execFileSync('flock', [lock, 'npm', 'run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
@@ -70,15 +87,19 @@ export interface GatewayProcess {
 
 /** Starts `node dist/src/main.js` (what `npm start` runs after building) and parses its start-up banner. */
 export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env: processEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    cwd: ROOT,
+    env: processEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const waiters: Array<() => void> = [];
-  child.stdout!.on('data', (chunk) => {
+  child.stdout.on('data', (chunk) => {
     stdout += chunk;
     for (const wake of waiters.splice(0)) wake();
   });
-  child.stderr!.on('data', (chunk) => {
+  child.stderr.on('data', (chunk) => {
     stderr += chunk;
     for (const wake of waiters.splice(0)) wake();
   });
@@ -96,11 +117,22 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
   };
 
   // The banner is complete once the line after the last one it prints has arrived.
-  await until(() => /listening on \S+/.test(stderr) && /API reference: .*\n/.test(stderr) && (!stderr.includes('Demo merchant') || /Try: .*\n/.test(stderr)), 'the banner');
+  await until(
+    () =>
+      /listening on \S+/.test(stderr) &&
+      /API reference: .*\n/.test(stderr) &&
+      (!stderr.includes('Demo merchant') || /Try: .*\n/.test(stderr)),
+    'the banner',
+  );
   const url = /listening on (\S+)/.exec(stderr)![1];
   const field = (name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(stderr)?.[1];
   const demo = stderr.includes('Demo merchant')
-    ? { email: field('e-mail')!, password: field('password')!, userId: Number(field('user id')), apiKey: field('API key')! }
+    ? {
+        email: field('e-mail')!,
+        password: field('password')!,
+        userId: Number(field('user id')),
+        apiKey: field('API key')!,
+      }
     : undefined;
   return {
     child,

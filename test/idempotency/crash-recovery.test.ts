@@ -85,69 +85,106 @@ describe('a payment interrupted by a crash, retried with the same idempotency ke
   let apiKey: string;
   let gateway: GatewayProcess;
 
-  it('resumes the committed payment: the original 200 with the same paymentId and card token, within seconds', SLOW, async () => {
-    gateway = await start();
-    apiKey = gateway.banner.demo!.apiKey;
-    const request = await call(`${gateway.banner.url}/payment-requests`, 'POST', apiKey, { amount: 25, currency: 'EUR', reference: 'crash-1' });
-    expect(request.status, request.text).toBe(200);
-    const pay = `${gateway.banner.url}/payments/creditCard/acme/${request.body.paymentRequestId}`;
-    const key = randomUUID();
-    const body = BODY;
+  it(
+    'resumes the committed payment: the original 200 with the same paymentId and card token, within seconds',
+    SLOW,
+    async () => {
+      gateway = await start();
+      apiKey = gateway.banner.demo!.apiKey;
+      const request = await call(`${gateway.banner.url}/payment-requests`, 'POST', apiKey, {
+        amount: 25,
+        currency: 'EUR',
+        reference: 'crash-1',
+      });
+      expect(request.status, request.text).toBe(200);
+      const pay = `${gateway.banner.url}/payments/creditCard/acme/${request.body.paymentRequestId}`;
+      const key = randomUUID();
+      const body = BODY;
 
-    // The processor charges, then holds its answer back; the gateway dies while it waits.
-    const interrupted = call(pay, 'POST', apiKey, body, { 'x-idempotency-key': key, 'x-sandbox-hang-ms': '60000' }).catch((error: Error) => error);
-    let paymentId: number | undefined;
-    for (let tries = 0; paymentId === undefined && tries < 100; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const list = await call(`${gateway.banner.url}/payments?paymentRequestId=${request.body.paymentRequestId}`, 'GET', apiKey);
-      if (!list.body.data) throw new Error(list.text);
-      paymentId = list.body.data[0]?.paymentId;
-    }
-    for (let tries = 0; !(await sandboxCharge(`pay_${paymentId}`)) && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-    await kill(gateway);
-    expect(await interrupted).toBeInstanceOf(Error);
+      // The processor charges, then holds its answer back; the gateway dies while it waits.
+      const interrupted = call(pay, 'POST', apiKey, body, {
+        'x-idempotency-key': key,
+        'x-sandbox-hang-ms': '60000',
+      }).catch((error: Error) => error);
+      let paymentId: number | undefined;
+      for (let tries = 0; paymentId === undefined && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const list = await call(
+          `${gateway.banner.url}/payments?paymentRequestId=${request.body.paymentRequestId}`,
+          'GET',
+          apiKey,
+        );
+        if (!list.body.data) throw new Error(list.text);
+        paymentId = list.body.data[0]?.paymentId;
+      }
+      for (let tries = 0; !(await sandboxCharge(`pay_${paymentId}`)) && tries < 100; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      await kill(gateway);
+      expect(await interrupted).toBeInstanceOf(Error);
 
-    gateway = await start();
-    const back = Date.now();
-    const retried = await retryUntilDecided(gateway.banner.url + new URL(pay).pathname, apiKey, body, key);
-    const secondsToAnswer = (Date.now() - back) / 1000;
+      gateway = await start();
+      const back = Date.now();
+      const retried = await retryUntilDecided(gateway.banner.url + new URL(pay).pathname, apiKey, body, key);
+      const secondsToAnswer = (Date.now() - back) / 1000;
 
-    expect(retried.status, retried.text).toBe(200);
-    expect(retried.body).toMatchObject({ paymentId, status: 'succeeded', paymentRequestId: request.body.paymentRequestId });
-    expect(retried.body.cardToken).toMatch(/^ctok_/);
-    expect(secondsToAnswer).toBeLessThan(5);
-    // Charged once: one payment at the gateway, one charge at the processor.
-    const list = await call(`${gateway.banner.url}/payments?paymentRequestId=${request.body.paymentRequestId}`, 'GET', apiKey);
-    expect(list.body.data.map((p: { paymentId: number }) => p.paymentId)).toEqual([paymentId]);
-    expect((await sandboxCharge(`pay_${paymentId}`))!.status).toBe('captured');
+      expect(retried.status, retried.text).toBe(200);
+      expect(retried.body).toMatchObject({
+        paymentId,
+        status: 'succeeded',
+        paymentRequestId: request.body.paymentRequestId,
+      });
+      expect(retried.body.cardToken).toMatch(/^ctok_/);
+      expect(secondsToAnswer).toBeLessThan(5);
+      // Charged once: one payment at the gateway, one charge at the processor.
+      const list = await call(
+        `${gateway.banner.url}/payments?paymentRequestId=${request.body.paymentRequestId}`,
+        'GET',
+        apiKey,
+      );
+      expect(list.body.data.map((p: { paymentId: number }) => p.paymentId)).toEqual([paymentId]);
+      expect((await sandboxCharge(`pay_${paymentId}`))!.status).toBe('captured');
 
-    // From now on the key answers with that decided answer, byte for byte.
-    const replay = await call(gateway.banner.url + new URL(pay).pathname, 'POST', apiKey, body, { 'x-idempotency-key': key });
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.text).toBe(retried.text);
-  });
+      // From now on the key answers with that decided answer, byte for byte.
+      const replay = await call(gateway.banner.url + new URL(pay).pathname, 'POST', apiKey, body, {
+        'x-idempotency-key': key,
+      });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(retried.text);
+    },
+  );
 
-  it('while its holder lives a key is busy (409, never stored); once the holder died the retry takes it over', SLOW, async () => {
-    const request = await call(`${gateway.banner.url}/payment-requests`, 'POST', apiKey, { amount: 10, currency: 'EUR', reference: 'crash-2' });
-    const pay = () => `${gateway.banner.url}/payments/creditCard/acme/${request.body.paymentRequestId}`;
-    const key = randomUUID();
-    const body = BODY;
-    const inFlight = call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key, 'x-sandbox-hang-ms': '60000' }).catch((error: Error) => error);
-    let busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
-    for (let tries = 0; busy.status !== 409 && tries < 50; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
-    }
-    expect(busy.body.error, busy.text).toBe('IDEMPOTENCY_KEY_IN_USE');
-    expect(busy.headers.get('retry-after')).toBe('1');
-    await kill(gateway);
-    await inFlight;
+  it(
+    'while its holder lives a key is busy (409, never stored); once the holder died the retry takes it over',
+    SLOW,
+    async () => {
+      const request = await call(`${gateway.banner.url}/payment-requests`, 'POST', apiKey, {
+        amount: 10,
+        currency: 'EUR',
+        reference: 'crash-2',
+      });
+      const pay = () => `${gateway.banner.url}/payments/creditCard/acme/${request.body.paymentRequestId}`;
+      const key = randomUUID();
+      const body = BODY;
+      const inFlight = call(pay(), 'POST', apiKey, body, {
+        'x-idempotency-key': key,
+        'x-sandbox-hang-ms': '60000',
+      }).catch((error: Error) => error);
+      let busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
+      for (let tries = 0; busy.status !== 409 && tries < 50; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
+      }
+      expect(busy.body.error, busy.text).toBe('IDEMPOTENCY_KEY_IN_USE');
+      expect(busy.headers.get('retry-after')).toBe('1');
+      await kill(gateway);
+      await inFlight;
 
-    gateway = await start();
-    const back = Date.now();
-    const retried = await retryUntilDecided(pay(), apiKey, body, key);
-    expect(retried.status).toBe(200);
-    expect(retried.body.status).toBe('succeeded');
-    expect((Date.now() - back) / 1000).toBeLessThan(5);
-  });
+      gateway = await start();
+      const back = Date.now();
+      const retried = await retryUntilDecided(pay(), apiKey, body, key);
+      expect(retried.status).toBe(200);
+      expect(retried.body.status).toBe('succeeded');
+      expect((Date.now() - back) / 1000).toBeLessThan(5);
+    },
+  );
 });

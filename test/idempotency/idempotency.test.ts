@@ -7,7 +7,12 @@ const gw = useGateway();
 
 const customer = { name: 'Ada Lovelace', email: 'ada@example.com' };
 
-function post(m: TestMerchant, key: string | undefined, body: unknown = customer, options: { path?: string; apiKey?: string; header?: string } = {}) {
+function post(
+  m: TestMerchant,
+  key: string | undefined,
+  body: unknown = customer,
+  options: { path?: string; apiKey?: string; header?: string } = {},
+) {
   return gw.call('POST', options.path ?? '/customers', {
     apiKey: options.apiKey ?? m.apiKey,
     headers: key === undefined ? {} : { [options.header ?? 'x-idempotency-key']: key },
@@ -74,16 +79,24 @@ describe('same key, same request', () => {
     const key = randomUUID();
     const body = { amount: 42.5, currency: 'EUR', reference: `idem-${key}` };
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body, headers: { 'X-Idempotency-Key': key } })),
+      Array.from({ length: 20 }, () =>
+        gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body, headers: { 'X-Idempotency-Key': key } }),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     expect(ok.length + results.filter((r) => r.status === 409).length).toBe(20);
     expect(ok.length).toBeGreaterThanOrEqual(1);
     expect(new Set(ok.map((r) => r.text)).size).toBe(1);
-    const rows = await gw.db.selectFrom('payment_requests').select('id').where('merchant_id', '=', m.merchantId).where('reference', '=', body.reference).execute();
+    const rows = await gw.db
+      .selectFrom('payment_requests')
+      .select('id')
+      .where('merchant_id', '=', m.merchantId)
+      .where('reference', '=', body.reference)
+      .execute();
     expect(rows).toEqual([{ id: ok[0].body.paymentRequestId }]);
     // Error-guide shape off the /payments and /customers paths.
-    for (const r of results.filter((x) => x.status === 409)) expect(r.body).toMatchObject({ error: 'IDEMPOTENCY_KEY_IN_USE', code: 'IDEM001' });
+    for (const r of results.filter((x) => x.status === 409))
+      expect(r.body).toMatchObject({ error: 'IDEMPOTENCY_KEY_IN_USE', code: 'IDEM001' });
   });
 });
 
@@ -150,7 +163,11 @@ describe('scope and lifetime', () => {
     await post(m, 'old-2');
     gw.clock.advance(24 * 3600 + 1);
     await post(m, 'new-1');
-    const keys = await gw.db.selectFrom('idempotency_keys').select('key').where('merchant_id', '=', m.merchantId).execute();
+    const keys = await gw.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('merchant_id', '=', m.merchantId)
+      .execute();
     expect(keys.map((k) => k.key)).toEqual(['new-1']);
   });
 });
@@ -163,7 +180,11 @@ describe('the key itself', () => {
       const res = await post(m, key);
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(res.body).toMatchObject({ error: 'INVALID_FORMAT', code: 'VAL002', details: { field: 'X-Idempotency-Key' } });
+      expect(res.body).toMatchObject({
+        error: 'INVALID_FORMAT',
+        code: 'VAL002',
+        details: { field: 'X-Idempotency-Key' },
+      });
     }
     expect(await customerCount(m)).toBe(1);
   });
@@ -239,7 +260,15 @@ describe('what is stored', () => {
       .executeTakeFirstOrThrow();
     await gw.db
       .insertInto('idempotency_keys')
-      .values({ ...template, key: 'crashed', claim_token: 'lost', claimed_at: gw.clock.now(), response_status: null, response_content_type: null, response_body: null })
+      .values({
+        ...template,
+        key: 'crashed',
+        claim_token: 'lost',
+        claimed_at: gw.clock.now(),
+        response_status: null,
+        response_content_type: null,
+        response_body: null,
+      })
       .execute();
 
     const blocked = await post(m, 'crashed');
@@ -263,7 +292,11 @@ describe('what is stored', () => {
     await post(m, undefined);
     await post(m, undefined);
     expect(await customerCount(m)).toBe(2);
-    const rows = await gw.db.selectFrom('idempotency_keys').select('key').where('merchant_id', '=', m.merchantId).execute();
+    const rows = await gw.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('merchant_id', '=', m.merchantId)
+      .execute();
     expect(rows).toEqual([]);
   });
 });
@@ -286,10 +319,17 @@ describe('where keys apply', () => {
   it('only POSTs use keys: reads and changes ignore the header', async () => {
     const m = await gw.merchant();
     const { body: created } = await post(m, undefined);
-    const read = await gw.call('GET', `/customers/${created.id}`, { apiKey: m.apiKey, headers: { 'x-idempotency-key': 'x'.repeat(300) } });
+    const read = await gw.call('GET', `/customers/${created.id}`, {
+      apiKey: m.apiKey,
+      headers: { 'x-idempotency-key': 'x'.repeat(300) },
+    });
     expect(read.status).toBe(200);
     const patch = (name: string) =>
-      gw.call('PATCH', `/customers/${created.id}`, { apiKey: m.apiKey, headers: { 'x-idempotency-key': 'p' }, body: { name } });
+      gw.call('PATCH', `/customers/${created.id}`, {
+        apiKey: m.apiKey,
+        headers: { 'x-idempotency-key': 'p' },
+        body: { name },
+      });
     expect((await patch('One')).body.name).toBe('One');
     expect((await patch('Two')).body.name).toBe('Two');
   });

@@ -17,19 +17,31 @@ it('a 409 about a moment (the request is authorized, awaiting capture) is not ke
   expect(first.body.status).toBe('authorized');
 
   const key = randomUUID();
-  const busy = await gw.call('POST', path, { apiKey: m.apiKey, headers: { 'x-idempotency-key': key }, body: card(CARDS.mastercard) });
+  const busy = await gw.call('POST', path, {
+    apiKey: m.apiKey,
+    headers: { 'x-idempotency-key': key },
+    body: card(CARDS.mastercard),
+  });
   expect(busy.status).toBe(409);
   expect(busy.body.detail).toMatch(/is authorized/);
 
   // The authorization is voided: the request is open again, and the same key now pays it.
   expect((await gw.call('POST', `/payments/${first.body.paymentId}/cancel`, { apiKey: m.apiKey })).status).toBe(200);
-  const paid = await gw.call('POST', path, { apiKey: m.apiKey, headers: { 'x-idempotency-key': key }, body: card(CARDS.mastercard) });
+  const paid = await gw.call('POST', path, {
+    apiKey: m.apiKey,
+    headers: { 'x-idempotency-key': key },
+    body: card(CARDS.mastercard),
+  });
   expect(paid.status).toBe(200);
   expect(paid.headers.get('idempotent-replayed')).toBeNull();
   expect(paid.body.status).toBe('succeeded');
 
   // That decided answer is the one the key keeps.
-  const replay = await gw.call('POST', path, { apiKey: m.apiKey, headers: { 'x-idempotency-key': key }, body: card(CARDS.mastercard) });
+  const replay = await gw.call('POST', path, {
+    apiKey: m.apiKey,
+    headers: { 'x-idempotency-key': key },
+    body: card(CARDS.mastercard),
+  });
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
   expect(replay.text).toBe(paid.text);
 });

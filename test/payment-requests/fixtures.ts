@@ -33,10 +33,15 @@ export async function mintToken(gw: TestGateway, apiKey: string, paymentRequestI
 }
 
 /** ISO date-time `seconds` after the gateway's (manual) clock. */
-export const inSeconds = (gw: TestGateway, seconds: number) => new Date(gw.clock.now().getTime() + seconds * 1000).toISOString();
+export const inSeconds = (gw: TestGateway, seconds: number) =>
+  new Date(gw.clock.now().getTime() + seconds * 1000).toISOString();
 
 /** A customer for requests to point at, made by the customers module's own action. */
-export async function insertCustomer(gw: TestGateway, merchant: { merchantId: number; userId: number }, livemode = false): Promise<number> {
+export async function insertCustomer(
+  gw: TestGateway,
+  merchant: { merchantId: number; userId: number },
+  livemode = false,
+): Promise<number> {
   const scope = { merchantId: merchant.merchantId, livemode, userId: merchant.userId };
   const customer = await inTransaction({ db: gw.db, clock: gw.clock }, (trx) =>
     createCustomer(trx, { name: 'Ada Lovelace', email: `ada${++counter}@example.com`, scope }),
@@ -48,7 +53,13 @@ export async function insertCustomer(gw: TestGateway, merchant: { merchantId: nu
 export function expectErrorGuide(res: CallResult, status: number, error: string, code: string): void {
   expect(res.status, res.text).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ error, code, message: expect.any(String), timestamp: expect.any(String), requestId: res.headers.get('x-request-id') });
+  expect(res.body).toMatchObject({
+    error,
+    code,
+    message: expect.any(String),
+    timestamp: expect.any(String),
+    requestId: res.headers.get('x-request-id'),
+  });
   expect(res.body).not.toHaveProperty('type');
   expect(res.body).not.toHaveProperty('title');
 }

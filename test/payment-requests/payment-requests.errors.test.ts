@@ -10,7 +10,14 @@ beforeAll(async () => {
 
 const create = (body: unknown) => gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body });
 const countRequests = async () =>
-  Number((await gw.db.selectFrom('payment_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await gw.db
+        .selectFrom('payment_requests')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 const twentyKeys = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key${i}`, 'v']));
 

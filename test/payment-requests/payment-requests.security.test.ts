@@ -23,7 +23,8 @@ const byIdRoutes = (id: number): Array<[string, string, unknown?]> => [
   ['POST', `/payment-requests/${id}/checkout-session`, {}],
 ];
 
-const stored = (id: number) => gw.db.selectFrom('payment_requests').select(['status']).where('id', '=', id).executeTakeFirstOrThrow();
+const stored = (id: number) =>
+  gw.db.selectFrom('payment_requests').select(['status']).where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('merchant isolation', () => {
   it("answers 404 (never 403, never data) for another merchant's request on every route", async () => {
@@ -92,7 +93,12 @@ describe('credentials', () => {
     ];
     for (const [method, path, body] of routes) {
       expectErrorGuide(await gw.call(method, path, { body }), 401, 'INVALID_API_KEY', 'INVALID_API_KEY');
-      expectErrorGuide(await gw.call(method, path, { body, apiKey: 'svc_test_sk_' + 'x'.repeat(40) }), 401, 'INVALID_API_KEY', 'INVALID_API_KEY');
+      expectErrorGuide(
+        await gw.call(method, path, { body, apiKey: 'svc_test_sk_' + 'x'.repeat(40) }),
+        401,
+        'INVALID_API_KEY',
+        'INVALID_API_KEY',
+      );
     }
   });
 
@@ -100,12 +106,23 @@ describe('credentials', () => {
     const suspended = await gw.merchant();
     const request = await createRequest(gw, suspended.apiKey);
     await gw.db.updateTable('merchants').set({ status: 'suspended' }).where('id', '=', suspended.merchantId).execute();
-    for (const [method, path, body] of [['POST', '/payment-requests', requestBody()], ['GET', '/payment-requests'], ...byIdRoutes(request.paymentRequestId)] as const) {
-      expectErrorGuide(await gw.call(method, path, { apiKey: suspended.apiKey, body }), 403, 'INSUFFICIENT_PERMISSIONS', 'INSUFFICIENT_PERMISSIONS');
+    for (const [method, path, body] of [
+      ['POST', '/payment-requests', requestBody()],
+      ['GET', '/payment-requests'],
+      ...byIdRoutes(request.paymentRequestId),
+    ] as const) {
+      expectErrorGuide(
+        await gw.call(method, path, { apiKey: suspended.apiKey, body }),
+        403,
+        'INSUFFICIENT_PERMISSIONS',
+        'INSUFFICIENT_PERMISSIONS',
+      );
     }
 
     const restricted = await gw.merchant({ status: 'restricted' });
     const created = await createRequest(gw, restricted.apiKey);
-    expect((await gw.call('GET', `/payment-requests/${created.paymentRequestId}`, { apiKey: restricted.apiKey })).status).toBe(200);
+    expect(
+      (await gw.call('GET', `/payment-requests/${created.paymentRequestId}`, { apiKey: restricted.apiKey })).status,
+    ).toBe(200);
   });
 });

@@ -4,7 +4,8 @@ import { createRequest, expectErrorGuide, inSeconds, insertCustomer, requestBody
 
 const gw = useGateway();
 
-const storedRow = (id: number) => gw.db.selectFrom('payment_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const storedRow = (id: number) =>
+  gw.db.selectFrom('payment_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('POST /payment-requests', () => {
   it('creates an open request and answers the full record', async () => {
@@ -46,9 +47,19 @@ describe('POST /payment-requests', () => {
 
   it('answers defaults for the optional fields', async () => {
     const m = await gw.merchant();
-    const res = await gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body: { amount: 5, currency: 'USD', reference: 'r' } });
+    const res = await gw.call('POST', '/payment-requests', {
+      apiKey: m.apiKey,
+      body: { amount: 5, currency: 'USD', reference: 'r' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ customerId: null, description: null, expiresAt: null, metadata: {}, amount: 5, currency: 'USD' });
+    expect(res.body).toMatchObject({
+      customerId: null,
+      description: null,
+      expiresAt: null,
+      metadata: {},
+      amount: 5,
+      currency: 'USD',
+    });
   });
 
   it('checkoutUrl never carries a token or a key', async () => {
@@ -96,7 +107,9 @@ describe('POST /payment-requests', () => {
       contentType: 'application/json-patch+json',
     });
     expect(res.status, res.text).toBe(200);
-    expect((await gw.call('GET', `/v2/payment-requests/${res.body.paymentRequestId}`, { apiKey: m.apiKey })).body.amount).toBe(7);
+    expect(
+      (await gw.call('GET', `/v2/payment-requests/${res.body.paymentRequestId}`, { apiKey: m.apiKey })).body.amount,
+    ).toBe(7);
   });
 
   it('links a customer of the same merchant and mode, and refuses any other with 404', async () => {
@@ -146,8 +159,18 @@ describe('GET /payment-requests/{id} and /payment-requests/status/{id}', () => {
 
   it('answers 404 for an id that does not exist and 400 for one that is not an id', async () => {
     const m = await gw.merchant();
-    expectErrorGuide(await gw.call('GET', '/payment-requests/99999999', { apiKey: m.apiKey }), 404, 'NOT_FOUND', 'NOT_FOUND');
-    expectErrorGuide(await gw.call('GET', '/payment-requests/status/99999999', { apiKey: m.apiKey }), 404, 'NOT_FOUND', 'NOT_FOUND');
+    expectErrorGuide(
+      await gw.call('GET', '/payment-requests/99999999', { apiKey: m.apiKey }),
+      404,
+      'NOT_FOUND',
+      'NOT_FOUND',
+    );
+    expectErrorGuide(
+      await gw.call('GET', '/payment-requests/status/99999999', { apiKey: m.apiKey }),
+      404,
+      'NOT_FOUND',
+      'NOT_FOUND',
+    );
     const bad = await gw.call('GET', '/payment-requests/abc', { apiKey: m.apiKey });
     expectErrorGuide(bad, 400, 'INVALID_FORMAT', 'VAL002');
     expect(bad.body.details).toEqual({ field: 'id', value: 'abc' });
@@ -165,12 +188,19 @@ describe('POST /payment-requests/{id}/cancel', () => {
     const second = await gw.call('POST', `/payment-requests/${created.paymentRequestId}/cancel`, { apiKey: m.apiKey });
     expectErrorGuide(second, 409, 'CONFLICT', 'CONFLICT');
     expect(second.body.details).toEqual({ paymentRequestId: created.paymentRequestId, status: 'canceled' });
-    expect((await gw.call('GET', `/payment-requests/${created.paymentRequestId}`, { apiKey: m.apiKey })).body.status).toBe('canceled');
+    expect(
+      (await gw.call('GET', `/payment-requests/${created.paymentRequestId}`, { apiKey: m.apiKey })).body.status,
+    ).toBe('canceled');
   });
 
   it('answers 404 for an unknown request', async () => {
     const m = await gw.merchant();
-    expectErrorGuide(await gw.call('POST', '/payment-requests/99999999/cancel', { apiKey: m.apiKey }), 404, 'NOT_FOUND', 'NOT_FOUND');
+    expectErrorGuide(
+      await gw.call('POST', '/payment-requests/99999999/cancel', { apiKey: m.apiKey }),
+      404,
+      'NOT_FOUND',
+      'NOT_FOUND',
+    );
   });
 });
 
@@ -191,8 +221,17 @@ describe('expiry', () => {
     const res = await gw.call('GET', `/payment-requests/${id}`, { apiKey: m.apiKey });
     expect(res.body).toEqual({ ...created, status: 'expired' });
     // The expiry is announced through the outbox, written with the status change.
-    const events = await gw.db.selectFrom('outbox_events').select(['type', 'payload']).where('object_id', '=', id).execute();
-    expect(events).toEqual([{ type: 'payment_request.expired', payload: expect.objectContaining({ paymentRequestId: id, status: 'expired' }) }]);
+    const events = await gw.db
+      .selectFrom('outbox_events')
+      .select(['type', 'payload'])
+      .where('object_id', '=', id)
+      .execute();
+    expect(events).toEqual([
+      {
+        type: 'payment_request.expired',
+        payload: expect.objectContaining({ paymentRequestId: id, status: 'expired' }),
+      },
+    ]);
   });
 
   it('reads treat a request past expiresAt as expired before the job has run', async () => {
@@ -257,7 +296,8 @@ describe('GET /payment-requests', () => {
   });
 
   const page = (query: string) => gw.call('GET', `/payment-requests${query}`, { apiKey: m.apiKey });
-  const idsOf = (res: { body: { data: Array<{ paymentRequestId: number }> } }) => res.body.data.map((r) => r.paymentRequestId);
+  const idsOf = (res: { body: { data: Array<{ paymentRequestId: number }> } }) =>
+    res.body.data.map((r) => r.paymentRequestId);
   const newestFirst = () => [...ids].reverse();
 
   it('walks every page newest first with an opaque cursor', async () => {
@@ -285,7 +325,9 @@ describe('GET /payment-requests', () => {
   it('filters by customer and reference across pages', async () => {
     const first = await page(`?limit=2&customerId=${customerId}&reference=shared`);
     expect(first.body.hasMore).toBe(true);
-    const second = await page(`?limit=2&customerId=${customerId}&reference=shared&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    const second = await page(
+      `?limit=2&customerId=${customerId}&reference=shared&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+    );
     expect(second.body).toMatchObject({ hasMore: false, nextCursor: null });
     expect([...idsOf(first), ...idsOf(second)]).toEqual([ids[4], ids[2], ids[0]]);
   });
@@ -301,7 +343,9 @@ describe('GET /payment-requests', () => {
     const to = new Date(new Date(middle).getTime() + 120_000).toISOString();
     const first = await page(`?limit=2&createdFrom=${from}&createdTo=${to}`);
     expect(idsOf(first)).toEqual([ids[5], ids[4]]);
-    const second = await page(`?limit=2&createdFrom=${from}&createdTo=${to}&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    const second = await page(
+      `?limit=2&createdFrom=${from}&createdTo=${to}&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+    );
     expect(idsOf(second)).toEqual([ids[3]]);
     expect(second.body.hasMore).toBe(false);
   });

@@ -30,12 +30,19 @@ it('no full PAN, no CVV and no card or checkout token in clear anywhere: databas
   for (const number of numbers) {
     for (const path of ['h2h', 'creditCard/acme', 'creditCard/globex']) {
       const id = await createRequest(gw, m);
-      const body = { ...payer, number, expiration: '12/30', cvv: cvvOf(number), ...(path === 'h2h' ? { amount: 10.5, unit: 'EUR' } : {}) };
+      const body = {
+        ...payer,
+        number,
+        expiration: '12/30',
+        cvv: cvvOf(number),
+        ...(path === 'h2h' ? { amount: 10.5, unit: 'EUR' } : {}),
+      };
       const res = await call('POST', `/payments/${path}/${id}`, body);
       if (res.body?.cardToken) tokens.push(res.body.cardToken);
       if (res.body?.status === 'pending') await waitForStatus(gw, m, res.body.paymentId, 'pending');
       if (res.body?.paymentId) await call('GET', `/payments/${res.body.paymentId}`);
-      if (res.body?.status === 'succeeded') await call('POST', `/payments/${res.body.paymentId}/refunds`, { amount: 1 });
+      if (res.body?.status === 'succeeded')
+        await call('POST', `/payments/${res.body.paymentId}/refunds`, { amount: 1 });
     }
   }
   // The stored-token path decrypts the PAN for the processor: it must not leak there either.
@@ -51,11 +58,27 @@ it('no full PAN, no CVV and no card or checkout token in clear anywhere: databas
   }
   // Invalid cards echo nothing either.
   const id = await createRequest(gw, m);
-  await call('POST', `/payments/h2h/${id}`, { ...payer, number: '4242424242424241', expiration: '12/30', cvv: CVV3, amount: 10.5, unit: 'EUR' });
-  await call('POST', `/payments/h2h/${id}`, { ...payer, number: CARDS.visa, expiration: '12/30', cvv: '7a9', amount: 10.5, unit: 'EUR' });
+  await call('POST', `/payments/h2h/${id}`, {
+    ...payer,
+    number: '4242424242424241',
+    expiration: '12/30',
+    cvv: CVV3,
+    amount: 10.5,
+    unit: 'EUR',
+  });
+  await call('POST', `/payments/h2h/${id}`, {
+    ...payer,
+    number: CARDS.visa,
+    expiration: '12/30',
+    cvv: '7a9',
+    amount: 10.5,
+    unit: 'EUR',
+  });
   await gw.runJobs();
 
-  const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(gw.db);
+  const tables = await sql<{
+    table_name: string;
+  }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(gw.db);
   let dump = '';
   for (const { table_name } of tables.rows) {
     const rows = await sql`select * from ${sql.table(table_name)}`.execute(gw.db);
@@ -91,6 +114,10 @@ it('no full PAN, no CVV and no card or checkout token in clear anywhere: databas
     expect(dump).not.toContain(token);
     expect(logs).not.toContain(token);
   }
-  const replays = await gw.db.selectFrom('idempotency_keys').select('response_body').where('merchant_id', '=', m.merchantId).execute();
+  const replays = await gw.db
+    .selectFrom('idempotency_keys')
+    .select('response_body')
+    .where('merchant_id', '=', m.merchantId)
+    .execute();
   expect(replays.length).toBeGreaterThan(40);
 }, 180_000);

@@ -15,7 +15,12 @@ const PATHS = {
 } as const;
 type PathName = keyof typeof PATHS;
 
-async function pay(path: PathName, number: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) {
+async function pay(
+  path: PathName,
+  number: string,
+  extra: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+) {
   const id = await createRequest(gw, m);
   const body = path === 'h2h' ? { ...h2hCard(number), ...extra } : { ...card(number), ...extra };
   const res = await gw.call('POST', PATHS[path](id), { apiKey: m.apiKey, body, headers });
@@ -32,8 +37,21 @@ describe('approved cards', () => {
       it(`${number} on ${path} succeeds at once and pays the request`, async () => {
         const { id, res } = await pay(path, number);
         expect(res.status, res.text).toBe(200);
-        expect(res.body).toMatchObject({ status: 'succeeded', paymentRequestId: id, amount: 10.5, amountCaptured: 10.5, currency: 'EUR', processor: 'acme', challengeRequired: false });
-        expect(res.body.card).toEqual({ brand: expect.any(String), bin: number.slice(0, 6), last4: number.slice(-4), expiration: '12/30' });
+        expect(res.body).toMatchObject({
+          status: 'succeeded',
+          paymentRequestId: id,
+          amount: 10.5,
+          amountCaptured: 10.5,
+          currency: 'EUR',
+          processor: 'acme',
+          challengeRequired: false,
+        });
+        expect(res.body.card).toEqual({
+          brand: expect.any(String),
+          bin: number.slice(0, 6),
+          last4: number.slice(-4),
+          expiration: '12/30',
+        });
         expect(res.body.cardToken).toMatch(/^ctok_[0-9A-Za-z]{32}$/);
         expect(res.body.transactionId).toMatch(/^acme_/);
         expect(await request(id)).toMatchObject({ status: 'paid', amountPaid: 10.5 });
@@ -61,7 +79,12 @@ describe('declines', () => {
         const { id, res } = await pay(path, number);
         expect(res.status).toBe(402);
         expect(res.headers.get('content-type')).toContain('application/problem+json');
-        expect(res.body).toMatchObject({ status: 402, error: 'CARD_DECLINED', code: 'PAY001', details: { declineCode: code, declineReason: expect.any(String) } });
+        expect(res.body).toMatchObject({
+          status: 402,
+          error: 'CARD_DECLINED',
+          code: 'PAY001',
+          details: { declineCode: code, declineReason: expect.any(String) },
+        });
         expect(res.body.paymentId).toEqual(expect.any(Number));
         const stored = await gw.call('GET', `/payments/${res.body.paymentId}`, { apiKey: m.apiKey });
         expect(stored.body).toMatchObject({ status: 'failed', declineCode: code, cardToken: null });
@@ -100,7 +123,8 @@ describe('processor errors and late answers', () => {
       ['acme', 'failed'],
     ]);
     // Both attempts used the one vaulted card, shown only as BIN and last 4.
-    for (const attempt of attempts.body.data) expect(attempt.card).toEqual({ brand: 'visa', bin: '400000', last4: '0119', expiration: '12/30' });
+    for (const attempt of attempts.body.data)
+      expect(attempt.card).toEqual({ brand: 'visa', bin: '400000', last4: '0119', expiration: '12/30' });
     expect(await request(id)).toMatchObject({ status: 'open' });
   });
 
@@ -127,8 +151,13 @@ describe('3-D Secure', () => {
     it(`${path}: a challenge card requires action with a redirect to the ACS`, async () => {
       const { res } = await pay(path, CARDS.challengeApprove);
       expect(res.status).toBe(200);
-      const payment = res.body.status === 'pending' ? await waitForStatus(gw, m, res.body.paymentId, 'pending') : res.body;
-      expect(payment).toMatchObject({ status: 'requires_action', challengeRequired: true, redirectUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/acs\//) });
+      const payment =
+        res.body.status === 'pending' ? await waitForStatus(gw, m, res.body.paymentId, 'pending') : res.body;
+      expect(payment).toMatchObject({
+        status: 'requires_action',
+        challengeRequired: true,
+        redirectUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/acs\//),
+      });
     });
   }
 
@@ -140,7 +169,11 @@ describe('3-D Secure', () => {
   async function completeChallenge(redirectUrl: string, decision: 'approve' | 'deny') {
     const page = await fetch(redirectUrl);
     expect(await page.text()).toContain('Approve');
-    const answer = await fetch(redirectUrl, { method: 'POST', body: new URLSearchParams({ decision }), redirect: 'manual' });
+    const answer = await fetch(redirectUrl, {
+      method: 'POST',
+      body: new URLSearchParams({ decision }),
+      redirect: 'manual',
+    });
     expect(answer.status).toBe(303);
   }
 
@@ -172,7 +205,10 @@ describe('stored card tokens', () => {
   it('an approved card payment returns a token that pays another request of the same merchant', async () => {
     const { res } = await pay('acme', CARDS.visa);
     const next = await createRequest(gw, m, 20, 'EUR');
-    const paid = await gw.call('POST', `/payments/h2h/${next}`, { apiKey: m.apiKey, body: { ...payer, token: res.body.cardToken, amount: 20, unit: 'EUR' } });
+    const paid = await gw.call('POST', `/payments/h2h/${next}`, {
+      apiKey: m.apiKey,
+      body: { ...payer, token: res.body.cardToken, amount: 20, unit: 'EUR' },
+    });
     expect(paid.status, paid.text).toBe(200);
     expect(paid.body).toMatchObject({ status: 'succeeded', method: 'token', card: { last4: '4242' }, cardToken: null });
   });
@@ -181,14 +217,20 @@ describe('stored card tokens', () => {
     const { res } = await pay('acme', CARDS.visa);
     const other = await gw.merchant();
     const id = await createRequest(gw, other);
-    const attempt = await gw.call('POST', `/payments/h2h/${id}`, { apiKey: other.apiKey, body: { ...payer, token: res.body.cardToken, amount: 10.5, unit: 'EUR' } });
+    const attempt = await gw.call('POST', `/payments/h2h/${id}`, {
+      apiKey: other.apiKey,
+      body: { ...payer, token: res.body.cardToken, amount: 10.5, unit: 'EUR' },
+    });
     expect(attempt.status).toBe(404);
     expect(attempt.body).toMatchObject({ error: 'NOT_FOUND', status: 404 });
   });
 
   it('an unknown token → 404 and nothing is created', async () => {
     const id = await createRequest(gw, m);
-    const attempt = await gw.call('POST', `/payments/h2h/${id}`, { apiKey: m.apiKey, body: { ...payer, token: 'ctok_unknown', amount: 10.5, unit: 'EUR' } });
+    const attempt = await gw.call('POST', `/payments/h2h/${id}`, {
+      apiKey: m.apiKey,
+      body: { ...payer, token: 'ctok_unknown', amount: 10.5, unit: 'EUR' },
+    });
     expect(attempt.status).toBe(404);
     expect((await gw.call('GET', `/payments?paymentRequestId=${id}`, { apiKey: m.apiKey })).body.data).toEqual([]);
   });
@@ -221,7 +263,11 @@ describe('every state change writes an outbox event in its transaction', () => {
     const ok = await pay('acme', CARDS.visa);
     const declined = await pay('acme', CARDS.doNotHonor);
     const delayed = await pay('acme', CARDS.visa, { captureDelayHours: 2 });
-    const events = await gw.db.selectFrom('outbox_events').select(['type', 'object_id']).where('merchant_id', '=', m.merchantId).execute();
+    const events = await gw.db
+      .selectFrom('outbox_events')
+      .select(['type', 'object_id'])
+      .where('merchant_id', '=', m.merchantId)
+      .execute();
     expect(events).toContainEqual({ type: 'payment.succeeded', object_id: ok.res.body.paymentId });
     expect(events).toContainEqual({ type: 'payment.failed', object_id: declined.res.body.paymentId });
     expect(events).toContainEqual({ type: 'payment.authorized', object_id: delayed.res.body.paymentId });
@@ -235,7 +281,10 @@ describe('live keys', () => {
     const refused = await gw.call('POST', PATHS.acme(id), { apiKey: live.liveKey, body: card(CARDS.visa) });
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ error: 'INSUFFICIENT_PERMISSIONS' });
-    const sandbox = await gw.call('POST', PATHS.acme(id), { apiKey: live.liveKey, body: { ...card(CARDS.visa), isSandbox: true } });
+    const sandbox = await gw.call('POST', PATHS.acme(id), {
+      apiKey: live.liveKey,
+      body: { ...card(CARDS.visa), isSandbox: true },
+    });
     expect(sandbox.status).toBe(400);
     expect(sandbox.body).toMatchObject({ error: 'INVALID_FORMAT', details: { field: 'isSandbox' } });
   });
@@ -294,7 +343,9 @@ describe('OpenAPI', () => {
     expect(h2h.security).toEqual([{ ApiKey: [] }, { CheckoutToken: [] }]);
     // The three body variants, each with its own required fields.
     const variants = h2h.requestBody.content['application/json'].schema.anyOf;
-    expect(variants.map((v: { required: string[] }) => ['number', 'token', 'upiId'].find((f) => v.required.includes(f)))).toEqual(['number', 'token', 'upiId']);
+    expect(
+      variants.map((v: { required: string[] }) => ['number', 'token', 'upiId'].find((f) => v.required.includes(f))),
+    ).toEqual(['number', 'token', 'upiId']);
   });
 });
 
@@ -312,7 +363,10 @@ describe('the compact status of a payment request', () => {
     });
     const paid = await gw.call('POST', PATHS.acme(id), { apiKey: m.apiKey, body: card(CARDS.visa) });
     const after = await gw.call('GET', `/payment-requests/status/${id}`, { apiKey: m.apiKey });
-    expect(after.body).toMatchObject({ status: 'paid', lastPayment: { paymentId: paid.body.paymentId, status: 'succeeded', declineCode: null } });
+    expect(after.body).toMatchObject({
+      status: 'paid',
+      lastPayment: { paymentId: paid.body.paymentId, status: 'succeeded', declineCode: null },
+    });
   });
 });
 
@@ -321,16 +375,28 @@ describe('merchant account status', () => {
     const restricted = await gw.merchant();
     const id = await createRequest(gw, restricted);
     const open = await createRequest(gw, restricted);
-    const paid = await gw.call('POST', PATHS.acme(id), { apiKey: restricted.apiKey, body: { ...card(CARDS.visa), captureDelayHours: 1 } });
-    await gw.db.updateTable('merchants').set({ status: 'restricted' }).where('id', '=', restricted.merchantId).execute();
+    const paid = await gw.call('POST', PATHS.acme(id), {
+      apiKey: restricted.apiKey,
+      body: { ...card(CARDS.visa), captureDelayHours: 1 },
+    });
+    await gw.db
+      .updateTable('merchants')
+      .set({ status: 'restricted' })
+      .where('id', '=', restricted.merchantId)
+      .execute();
 
     const next = await gw.call('POST', PATHS.acme(open), { apiKey: restricted.apiKey, body: card(CARDS.visa) });
     expect(next.status).toBe(403);
     expect(next.body).toMatchObject({ error: 'INSUFFICIENT_PERMISSIONS', code: 'INSUFFICIENT_PERMISSIONS' });
     for (const action of ['capture', 'cancel', 'refunds']) {
-      const res = await gw.call('POST', `/payments/${paid.body.paymentId}/${action}`, { apiKey: restricted.apiKey, body: {} });
+      const res = await gw.call('POST', `/payments/${paid.body.paymentId}/${action}`, {
+        apiKey: restricted.apiKey,
+        body: {},
+      });
       expect(res.status, action).toBe(403);
     }
-    expect((await gw.call('GET', `/payments/${paid.body.paymentId}`, { apiKey: restricted.apiKey })).body.status).toBe('authorized');
+    expect((await gw.call('GET', `/payments/${paid.body.paymentId}`, { apiKey: restricted.apiKey })).body.status).toBe(
+      'authorized',
+    );
   });
 });

@@ -48,14 +48,29 @@ export function h2hCard(number: string, amount = 10.5, unit = 'EUR') {
   return { ...card(number), amount, unit };
 }
 
-export async function createRequest(gw: TestGateway, merchant: TestMerchant, amount = 10.5, currency = 'EUR', key = merchant.apiKey): Promise<number> {
-  const res = await gw.call('POST', '/payment-requests', { apiKey: key, body: { amount, currency, reference: `order-${Math.random().toString(36).slice(2)}` } });
+export async function createRequest(
+  gw: TestGateway,
+  merchant: TestMerchant,
+  amount = 10.5,
+  currency = 'EUR',
+  key = merchant.apiKey,
+): Promise<number> {
+  const res = await gw.call('POST', '/payment-requests', {
+    apiKey: key,
+    body: { amount, currency, reference: `order-${Math.random().toString(36).slice(2)}` },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.paymentRequestId;
 }
 
 /** Polls until the payment leaves `status` (callbacks arrive asynchronously over real HTTP). */
-export async function waitForStatus(gw: TestGateway, merchant: TestMerchant, paymentId: number, leave: string, timeoutMs = 10_000) {
+export async function waitForStatus(
+  gw: TestGateway,
+  merchant: TestMerchant,
+  paymentId: number,
+  leave: string,
+  timeoutMs = 10_000,
+) {
   const started = Date.now();
   for (;;) {
     await gw.runJobs();

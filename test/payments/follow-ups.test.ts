@@ -9,9 +9,18 @@ beforeAll(async () => {
   m = await gw.merchant();
 });
 
-async function pay(extra: Record<string, unknown> = {}, processor = 'acme', headers?: Record<string, string>, amount = 10.5) {
+async function pay(
+  extra: Record<string, unknown> = {},
+  processor = 'acme',
+  headers?: Record<string, string>,
+  amount = 10.5,
+) {
   const id = await createRequest(gw, m, amount);
-  const res = await gw.call('POST', `/payments/creditCard/${processor}/${id}`, { apiKey: m.apiKey, body: { ...card(CARDS.visa), ...extra }, headers });
+  const res = await gw.call('POST', `/payments/creditCard/${processor}/${id}`, {
+    apiKey: m.apiKey,
+    body: { ...card(CARDS.visa), ...extra },
+    headers,
+  });
   expect(res.status, res.text).toBe(200);
   return { id, payment: res.body };
 }
@@ -84,7 +93,13 @@ describe('refunds', () => {
     const { id, payment } = await pay({}, 'acme', undefined, 100);
     const first = await post(`/payments/${payment.paymentId}/refunds`, { amount: 30.25, reason: 'damaged' });
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ paymentId: payment.paymentId, amount: 30.25, currency: 'EUR', status: 'succeeded', reason: 'damaged' });
+    expect(first.body).toMatchObject({
+      paymentId: payment.paymentId,
+      amount: 30.25,
+      currency: 'EUR',
+      status: 'succeeded',
+      reason: 'damaged',
+    });
     expect(await get(`/payments/${payment.paymentId}`)).toMatchObject({ status: 'succeeded', amountRefunded: 30.25 });
     expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'partially_refunded', amountRefunded: 30.25 });
 
@@ -107,7 +122,9 @@ describe('refunds', () => {
 
   it('concurrent refunds never exceed what was captured', async () => {
     const { payment } = await pay();
-    const results = await Promise.all(Array.from({ length: 5 }, () => post(`/payments/${payment.paymentId}/refunds`, { amount: 4 })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => post(`/payments/${payment.paymentId}/refunds`, { amount: 4 })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(2);
     expect(results.filter((r) => r.status === 400)).toHaveLength(3);
     expect((await get(`/payments/${payment.paymentId}`)).amountRefunded).toBe(8);
@@ -131,14 +148,19 @@ describe('a processor that does not answer in time', () => {
     expect(res.body).toMatchObject({ status: 'pending', transactionId: null });
     expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'processing' });
     // Another submission while pending is refused: never charged twice.
-    expect((await gw.call('POST', `/payments/creditCard/acme/${id}`, { apiKey: m.apiKey, body: card(CARDS.visa) })).status).toBe(409);
+    expect(
+      (await gw.call('POST', `/payments/creditCard/acme/${id}`, { apiKey: m.apiKey, body: card(CARDS.visa) })).status,
+    ).toBe(409);
 
     gw.clock.advance(59);
     await gw.runJobs();
     expect((await get(`/payments/${res.body.paymentId}`)).status).toBe('pending');
     gw.clock.advance(2);
     await gw.runJobs();
-    expect(await get(`/payments/${res.body.paymentId}`)).toMatchObject({ status: 'succeeded', transactionId: expect.stringMatching(/^acme_/) });
+    expect(await get(`/payments/${res.body.paymentId}`)).toMatchObject({
+      status: 'succeeded',
+      transactionId: expect.stringMatching(/^acme_/),
+    });
     expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'paid' });
   });
 });
@@ -148,7 +170,12 @@ describe('globex callbacks: duplicate, late, out of order', () => {
     const { id, payment } = await pay({}, 'globex', { 'X-Sandbox-Callback': 'duplicate' });
     const settled = await waitForStatus(gw, m, payment.paymentId, 'pending');
     expect(settled.status).toBe('succeeded');
-    const events = await gw.db.selectFrom('outbox_events').select('type').where('object_id', '=', payment.paymentId).where('type', 'like', 'payment.%').execute();
+    const events = await gw.db
+      .selectFrom('outbox_events')
+      .select('type')
+      .where('object_id', '=', payment.paymentId)
+      .where('type', 'like', 'payment.%')
+      .execute();
     expect(events).toEqual([{ type: 'payment.succeeded' }]);
     expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'paid', amountPaid: 10.5 });
   });
@@ -160,7 +187,11 @@ describe('globex callbacks: duplicate, late, out of order', () => {
     // Wait until the sandbox has delivered both callbacks, then check nothing moved.
     const started = Date.now();
     while (Date.now() - started < 5000) {
-      const delivered = await gw.db.selectFrom('callback_events').select('status').where('transaction_id', '=', settled.transactionId).execute();
+      const delivered = await gw.db
+        .selectFrom('callback_events')
+        .select('status')
+        .where('transaction_id', '=', settled.transactionId)
+        .execute();
       if (delivered.length >= 2) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

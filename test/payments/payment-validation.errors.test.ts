@@ -97,7 +97,19 @@ describe('missing required fields → VALIDATION_ERROR listing every one', () =>
     expect(res.body.details.missingFields.sort()).toEqual(['amount', 'cvv', 'name']);
   });
 
-  for (const field of ['name', 'number', 'expiration', 'cvv', 'email', 'phoneNumber', 'address', 'city', 'state', 'postalCode', 'country']) {
+  for (const field of [
+    'name',
+    'number',
+    'expiration',
+    'cvv',
+    'email',
+    'phoneNumber',
+    'address',
+    'city',
+    'state',
+    'postalCode',
+    'country',
+  ]) {
     it(`card per processor without ${field}`, async () => {
       const body: Record<string, unknown> = { ...card(CARDS.visa) };
       delete body[field];
@@ -114,7 +126,11 @@ describe('missing required fields → VALIDATION_ERROR listing every one', () =>
   });
 
   it('an empty body', async () => {
-    const res = await gw.call('POST', `/payments/h2h/${requestId}`, { apiKey: m.apiKey, body: '', contentType: 'application/json' });
+    const res = await gw.call('POST', `/payments/h2h/${requestId}`, {
+      apiKey: m.apiKey,
+      body: '',
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('VALIDATION_ERROR');
   });
@@ -140,7 +156,12 @@ describe('variant selection at /payments/h2h', () => {
       body: { ...card(CARDS.visa), amount: 1, unit: 'USD', referenceId: 'r', birthDate: '1990-01-01' },
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get('x-ignored-fields')?.split(', ').sort()).toEqual(['amount', 'birthDate', 'referenceId', 'unit']);
+    expect(res.headers.get('x-ignored-fields')?.split(', ').sort()).toEqual([
+      'amount',
+      'birthDate',
+      'referenceId',
+      'unit',
+    ]);
     expect(res.body.amount).toBe(10.5);
   });
 });
@@ -171,7 +192,11 @@ describe('INVALID_CARD (PAY002)', () => {
     it(`${name} → 400 INVALID_CARD with details.field ${field}`, async () => {
       const res = await h2h({ ...h2hCard(CARDS.visa), ...override });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ error: 'INVALID_CARD', code: 'PAY002', details: { field, reason: expect.any(String) } });
+      expect(res.body).toMatchObject({
+        error: 'INVALID_CARD',
+        code: 'PAY002',
+        details: { field, reason: expect.any(String) },
+      });
       await expectNothingCreated();
     });
   }
@@ -182,7 +207,10 @@ describe('INVALID_CARD (PAY002)', () => {
     const now = gw.clock.now();
     const expiration = `${String(now.getUTCMonth() + 1).padStart(2, '0')}/${String(now.getUTCFullYear() % 100).padStart(2, '0')}`;
     const id = await createRequest(gw, m);
-    const res = await gw.call('POST', `/payments/creditCard/acme/${id}`, { apiKey: m.apiKey, body: { ...card(CARDS.visa), expiration } });
+    const res = await gw.call('POST', `/payments/creditCard/acme/${id}`, {
+      apiKey: m.apiKey,
+      body: { ...card(CARDS.visa), expiration },
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -190,12 +218,17 @@ describe('INVALID_CARD (PAY002)', () => {
 describe('resources', () => {
   it('another merchant’s payment request → 404, and its payments are invisible', async () => {
     const other = await gw.merchant();
-    const res = await gw.call('POST', `/payments/creditCard/acme/${requestId}`, { apiKey: other.apiKey, body: card(CARDS.visa) });
+    const res = await gw.call('POST', `/payments/creditCard/acme/${requestId}`, {
+      apiKey: other.apiKey,
+      body: card(CARDS.visa),
+    });
     expect(res.status).toBe(404);
     const id = await createRequest(gw, m);
     const paid = await gw.call('POST', `/payments/creditCard/acme/${id}`, { apiKey: m.apiKey, body: card(CARDS.visa) });
     expect((await gw.call('GET', `/payments/${paid.body.paymentId}`, { apiKey: other.apiKey })).status).toBe(404);
-    expect((await gw.call('POST', `/payments/${paid.body.paymentId}/refunds`, { apiKey: other.apiKey, body: {} })).status).toBe(404);
+    expect(
+      (await gw.call('POST', `/payments/${paid.body.paymentId}/refunds`, { apiKey: other.apiKey, body: {} })).status,
+    ).toBe(404);
   });
 
   it('an id beyond 2^53 - 1 (not exact in JSON numbers) is a 400, never another record', async () => {
@@ -204,13 +237,19 @@ describe('resources', () => {
       expect(res.status, path).toBe(400);
       expect(res.body).toMatchObject({ error: 'INVALID_FORMAT', status: 400 });
     }
-    const res = await gw.call('POST', '/payments/creditCard/acme/9007199254740993', { apiKey: m.apiKey, body: card(CARDS.visa) });
+    const res = await gw.call('POST', '/payments/creditCard/acme/9007199254740993', {
+      apiKey: m.apiKey,
+      body: card(CARDS.visa),
+    });
     expect(res.status).toBe(400);
     expect(res.body.details).toMatchObject({ field: 'id' });
   });
 
   it('an unknown processor segment → 404 problem record', async () => {
-    const res = await gw.call('POST', `/payments/creditCard/initech/${requestId}`, { apiKey: m.apiKey, body: card(CARDS.visa) });
+    const res = await gw.call('POST', `/payments/creditCard/initech/${requestId}`, {
+      apiKey: m.apiKey,
+      body: card(CARDS.visa),
+    });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
   });
@@ -218,6 +257,10 @@ describe('resources', () => {
   it('credential errors on payment paths keep the error-guide shape', async () => {
     const res = await gw.call('POST', `/payments/h2h/${requestId}`, { body: h2hCard(CARDS.visa) });
     expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ error: 'INVALID_API_KEY', code: 'INVALID_API_KEY', requestId: expect.any(String) });
+    expect(res.body).toMatchObject({
+      error: 'INVALID_API_KEY',
+      code: 'INVALID_API_KEY',
+      requestId: expect.any(String),
+    });
   });
 });

@@ -15,20 +15,29 @@ const CURRENCIES = ['EUR', 'USD', 'JPY', 'KWD', 'BHD', 'CLP'];
 describe('money conversion', () => {
   it('minor → major → minor is the identity for every safe amount', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...CURRENCIES), fc.integer({ min: -99_999_999_999, max: 99_999_999_999 }), (currency, minor) => {
-        expect(toMinor(fromMinor(minor, currency), currency)).toBe(minor);
-      }),
+      fc.property(
+        fc.constantFrom(...CURRENCIES),
+        fc.integer({ min: -99_999_999_999, max: 99_999_999_999 }),
+        (currency, minor) => {
+          expect(toMinor(fromMinor(minor, currency), currency)).toBe(minor);
+        },
+      ),
     );
   });
 
   it('refuses more decimals than the currency has', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...CURRENCIES), fc.integer({ min: 1, max: 9_999_999 }), fc.integer({ min: 1, max: 9 }), (currency, whole, lastDigit) => {
-        const digits = minorUnit(currency);
-        const amount = Number(`${whole}.${'0'.repeat(digits)}${lastDigit}`);
-        // The extra digit is beyond the minor unit, so the amount is not representable.
-        if (String(amount).includes('.')) expect(toMinor(amount, currency)).toBeUndefined();
-      }),
+      fc.property(
+        fc.constantFrom(...CURRENCIES),
+        fc.integer({ min: 1, max: 9_999_999 }),
+        fc.integer({ min: 1, max: 9 }),
+        (currency, whole, lastDigit) => {
+          const digits = minorUnit(currency);
+          const amount = Number(`${whole}.${'0'.repeat(digits)}${lastDigit}`);
+          // The extra digit is beyond the minor unit, so the amount is not representable.
+          if (String(amount).includes('.')) expect(toMinor(amount, currency)).toBeUndefined();
+        },
+      ),
     );
   });
 });
@@ -64,14 +73,20 @@ describe('Luhn', () => {
 
 describe('callback signature check', () => {
   const secret = 'whsec_property_test_secret';
-  const sign = (algorithm: 'sha512' | 'sha256', body: string) => createHmac(algorithm, secret).update(body).digest('hex');
+  const sign = (algorithm: 'sha512' | 'sha256', body: string) =>
+    createHmac(algorithm, secret).update(body).digest('hex');
 
   it('accepts the HMAC of the exact body in either algorithm and letter case', () => {
     fc.assert(
-      fc.property(fc.string(), fc.constantFrom('sha512' as const, 'sha256' as const), fc.boolean(), (body, algorithm, upper) => {
-        const signature = sign(algorithm, body);
-        expect(checkSignature(secret, body, upper ? signature.toUpperCase() : signature)).toBe('valid');
-      }),
+      fc.property(
+        fc.string(),
+        fc.constantFrom('sha512' as const, 'sha256' as const),
+        fc.boolean(),
+        (body, algorithm, upper) => {
+          const signature = sign(algorithm, body);
+          expect(checkSignature(secret, body, upper ? signature.toUpperCase() : signature)).toBe('valid');
+        },
+      ),
     );
   });
 
@@ -86,9 +101,13 @@ describe('callback signature check', () => {
 
   it('gives a verdict for any header value and never throws', () => {
     fc.assert(
-      fc.property(fc.string(), fc.option(fc.oneof(fc.string(), fc.array(fc.string())), { nil: undefined }), (body, header) => {
-        expect(['valid', 'missing', 'malformed', 'mismatch']).toContain(checkSignature(secret, body, header));
-      }),
+      fc.property(
+        fc.string(),
+        fc.option(fc.oneof(fc.string(), fc.array(fc.string())), { nil: undefined }),
+        (body, header) => {
+          expect(['valid', 'missing', 'malformed', 'mismatch']).toContain(checkSignature(secret, body, header));
+        },
+      ),
     );
   });
 });
@@ -96,29 +115,52 @@ describe('callback signature check', () => {
 describe('unknown-field stripping', () => {
   const schema = {
     type: 'object',
-    properties: { name: { type: 'string' }, address: { type: 'object', properties: { city: { type: 'string' } } }, metadata: { type: 'object', additionalProperties: true } },
+    properties: {
+      name: { type: 'string' },
+      address: { type: 'object', properties: { city: { type: 'string' } } },
+      metadata: { type: 'object', additionalProperties: true },
+    },
   };
   const KNOWN = new Set(['name', 'address', 'metadata']);
-  const key = fc.oneof(fc.constantFrom('name', 'address', 'metadata', 'city', 'constructor', '__proto__', 'toString'), fc.string({ minLength: 1, maxLength: 8 }));
+  const key = fc.oneof(
+    fc.constantFrom('name', 'address', 'metadata', 'city', 'constructor', '__proto__', 'toString'),
+    fc.string({ minLength: 1, maxLength: 8 }),
+  );
 
   it('keeps exactly the defined members, names every removed one, and leaves open maps alone', () => {
     fc.assert(
-      fc.property(fc.dictionary(key, fc.jsonValue()), fc.dictionary(key, fc.string()), fc.dictionary(key, fc.string()), (top, address, metadata) => {
-        const body: Record<string, unknown> = { ...top, address: { ...address }, metadata: { ...metadata } };
-        const before = Object.keys(body);
-        const removed = stripUnknownFields(schema, body);
-        expect(Object.keys(body).every((k) => KNOWN.has(k))).toBe(true);
-        expect(removed.filter((path) => !path.startsWith('address.')).sort()).toEqual(before.filter((k) => !KNOWN.has(k)).sort());
-        expect(Object.keys(body.address as object).every((k) => k === 'city')).toBe(true);
-        expect(body.metadata).toEqual(metadata);
-      }),
+      fc.property(
+        fc.dictionary(key, fc.jsonValue()),
+        fc.dictionary(key, fc.string()),
+        fc.dictionary(key, fc.string()),
+        (top, address, metadata) => {
+          const body: Record<string, unknown> = { ...top, address: { ...address }, metadata: { ...metadata } };
+          const before = Object.keys(body);
+          const removed = stripUnknownFields(schema, body);
+          expect(Object.keys(body).every((k) => KNOWN.has(k))).toBe(true);
+          expect(removed.filter((path) => !path.startsWith('address.')).sort()).toEqual(
+            before.filter((k) => !KNOWN.has(k)).sort(),
+          );
+          expect(Object.keys(body.address as object).every((k) => k === 'city')).toBe(true);
+          expect(body.metadata).toEqual(metadata);
+        },
+      ),
     );
   });
 });
 
 describe('state machine tables', () => {
   const PAYMENT: PaymentStatus[] = ['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'];
-  const REQUEST: PaymentRequestStatus[] = ['open', 'processing', 'authorized', 'paid', 'partially_refunded', 'refunded', 'canceled', 'expired'];
+  const REQUEST: PaymentRequestStatus[] = [
+    'open',
+    'processing',
+    'authorized',
+    'paid',
+    'partially_refunded',
+    'refunded',
+    'canceled',
+    'expired',
+  ];
   const FINAL_PAYMENT: PaymentStatus[] = ['succeeded', 'failed', 'canceled'];
 
   it('a payment never leaves a final status and never moves back to pending', () => {
@@ -136,8 +178,11 @@ describe('state machine tables', () => {
         const requestTo = requestStatusFor(to);
         expect(REQUEST).toContain(requestTo);
         // The request was processing (or authorized) while the attempt ran: that is a legal source, or the same status.
-        const before = to === 'pending' || to === 'requires_action' ? 'open' : to === 'canceled' ? 'authorized' : 'processing';
-        expect(requestTo === before || requestSourcesFor(requestTo).includes(before as PaymentRequestStatus)).toBe(true);
+        const before =
+          to === 'pending' || to === 'requires_action' ? 'open' : to === 'canceled' ? 'authorized' : 'processing';
+        expect(requestTo === before || requestSourcesFor(requestTo).includes(before as PaymentRequestStatus)).toBe(
+          true,
+        );
       }),
     );
   });

@@ -44,7 +44,7 @@ describe('per API key', () => {
     expectRateLimited(await gw.call('GET', '/ping', { apiKey: m.apiKey }), 42);
   });
 
-  it('counts each key on its own: the same merchant\'s other key and other merchants are still served', async () => {
+  it("counts each key on its own: the same merchant's other key and other merchants are still served", async () => {
     startOfNextWindow();
     const m = await gw.merchant({ withLiveKey: true });
     const other = await gw.merchant();
@@ -77,26 +77,38 @@ describe('per checkout session', () => {
   it('gives each checkout session token its own quota', async () => {
     startOfNextWindow();
     const m = await gw.merchant();
-    const created = await gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body: { amount: 5, currency: 'EUR', reference: 'rl-checkout' } });
+    const created = await gw.call('POST', '/payment-requests', {
+      apiKey: m.apiKey,
+      body: { amount: 5, currency: 'EUR', reference: 'rl-checkout' },
+    });
     const id = created.body.paymentRequestId;
-    const mint = async () => (await gw.call('POST', `/payment-requests/${id}/checkout-session`, { apiKey: m.apiKey, body: {} })).body.token as string;
+    const mint = async () =>
+      (await gw.call('POST', `/payment-requests/${id}/checkout-session`, { apiKey: m.apiKey, body: {} })).body
+        .token as string;
     const [first, second] = [await mint(), await mint()];
     for (let i = 1; i <= MAX; i++) {
       const res = await gw.call('GET', `/payment-requests/${id}`, { headers: { 'X-Checkout-Token': first } });
       expect(res.status).toBe(200);
       expect(res.headers.get('ratelimit')).toBe(`"default";r=${MAX - i};t=${WINDOW}`);
     }
-    expectRateLimited(await gw.call('GET', `/payment-requests/${id}`, { headers: { 'X-Checkout-Token': first } }), WINDOW);
-    expect((await gw.call('GET', `/payment-requests/${id}`, { headers: { 'X-Checkout-Token': second } })).status).toBe(200);
+    expectRateLimited(
+      await gw.call('GET', `/payment-requests/${id}`, { headers: { 'X-Checkout-Token': first } }),
+      WINDOW,
+    );
+    expect((await gw.call('GET', `/payment-requests/${id}`, { headers: { 'X-Checkout-Token': second } })).status).toBe(
+      200,
+    );
   });
 });
 
 describe('per control-panel user', () => {
-  it('limits a signed-in user\'s calls to their own quota', async () => {
+  it("limits a signed-in user's calls to their own quota", async () => {
     startOfNextWindow();
     const m = await gw.merchant();
-    const { accessToken } = (await gw.call('POST', '/auth/login', { body: { email: m.email, password: PASSWORD } })).body;
-    const rotate = () => gw.call('PUT', `/users/${m.userId}/apikey`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const { accessToken } = (await gw.call('POST', '/auth/login', { body: { email: m.email, password: PASSWORD } }))
+      .body;
+    const rotate = () =>
+      gw.call('PUT', `/users/${m.userId}/apikey`, { headers: { authorization: `Bearer ${accessToken}` } });
     for (let i = 1; i <= MAX; i++) {
       const res = await rotate();
       expect(res.status).toBe(200);
@@ -155,12 +167,17 @@ describe('sign-in', () => {
     const other = await gw.merchant();
     const spellings = [target.email, target.email.toUpperCase(), ` ${target.email} `];
     for (let i = 1; i <= MAX; i++) {
-      const res = await gw.call('POST', '/auth/login', { body: { email: spellings[i % 3], password: 'wrong password' } });
+      const res = await gw.call('POST', '/auth/login', {
+        body: { email: spellings[i % 3], password: 'wrong password' },
+      });
       expect(res.status).toBe(401);
       expect(res.headers.get('ratelimit')).toBe(`"default";r=${MAX - i};t=${WINDOW}`);
     }
     // Even the right password waits: the limit is on attempts, not failures.
-    expectRateLimited(await gw.call('POST', '/auth/login', { body: { email: target.email, password: PASSWORD } }), WINDOW);
+    expectRateLimited(
+      await gw.call('POST', '/auth/login', { body: { email: target.email, password: PASSWORD } }),
+      WINDOW,
+    );
 
     const res = await gw.call('POST', '/auth/login', { body: { email: other.email, password: PASSWORD } });
     expect(res.status).toBe(200);
@@ -172,7 +189,8 @@ describe('sign-in', () => {
   it('serves the same e-mail again in the next window', async () => {
     startOfNextWindow();
     const m = await gw.merchant();
-    for (let i = 0; i < MAX; i++) await gw.call('POST', '/auth/login', { body: { email: m.email, password: 'wrong password' } });
+    for (let i = 0; i < MAX; i++)
+      await gw.call('POST', '/auth/login', { body: { email: m.email, password: 'wrong password' } });
     expect((await gw.call('POST', '/auth/login', { body: { email: m.email, password: PASSWORD } })).status).toBe(429);
     startOfNextWindow();
     expect((await gw.call('POST', '/auth/login', { body: { email: m.email, password: PASSWORD } })).status).toBe(200);

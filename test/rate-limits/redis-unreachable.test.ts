@@ -2,7 +2,9 @@ import { expect, it } from 'vitest';
 import { useGateway } from '../helpers/gateway.js';
 
 // Nothing listens on port 1: Redis is down from the start.
-const gw = useGateway({ env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_SECONDS: '60', REDIS_URL: 'redis://127.0.0.1:1' } });
+const gw = useGateway({
+  env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_SECONDS: '60', REDIS_URL: 'redis://127.0.0.1:1' },
+});
 
 it('serves requests unlimited while Redis is unreachable and warns once, not once per request', async () => {
   const m = await gw.merchant();

@@ -17,7 +17,9 @@ const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
 beforeAll(async () => {
   const redisUrl = process.env.TEST_REDIS_URL;
   if (!redisUrl) {
-    throw new Error('TEST_REDIS_URL is not set: run TEST_REDIS_URL=$(scripts/redis-server.sh start) npx vitest run, or scripts/test.sh');
+    throw new Error(
+      'TEST_REDIS_URL is not set: run TEST_REDIS_URL=$(scripts/redis-server.sh start) npx vitest run, or scripts/test.sh',
+    );
   }
   const env = {
     RATE_LIMIT_MAX: String(MAX),
@@ -28,7 +30,10 @@ beforeAll(async () => {
   };
   a = await startTestGateway({ env, clock });
   // On PostgreSQL both instances use one database, as in production; PGlite cannot be shared.
-  b = await startTestGateway({ env: { ...env, ...(shareDatabase ? { DATABASE_URL: a.config.databaseUrl! } : {}) }, clock });
+  b = await startTestGateway({
+    env: { ...env, ...(shareDatabase ? { DATABASE_URL: a.config.databaseUrl! } : {}) },
+    clock,
+  });
 });
 afterAll(async () => {
   await b?.close();
@@ -52,7 +57,11 @@ it(`counts calls on both instances against one quota (${shareDatabase ? 'one API
   }
   const sixth = await b.call('GET', path, { apiKey });
   expect(sixth.status).toBe(429);
-  expect(sixth.body).toMatchObject({ error: 'RATE_LIMIT_EXCEEDED', code: 'RATE001', details: { limit: MAX, window: WINDOW, retryAfter: WINDOW } });
+  expect(sixth.body).toMatchObject({
+    error: 'RATE_LIMIT_EXCEEDED',
+    code: 'RATE001',
+    details: { limit: MAX, window: WINDOW, retryAfter: WINDOW },
+  });
   expect(sixth.headers.get('retry-after')).toBe(String(WINDOW));
   expect((await a.call('GET', path, { apiKey })).status).toBe(429);
 });

@@ -13,10 +13,16 @@ async function challenged(processor: 'acme' | 'globex', number: string, override
   const returnUrl = `https://gateway.example/3ds-return?paymentId=${Math.random().toString(36).slice(2)}`;
   const request = cardRequest(number, { threeDS: { returnUrl }, ...overrides });
   const res = await h.call('POST', `/${processor}/v1/payments`, request);
-  if (processor === 'acme') return { id: res.body.id as string, challengeUrl: res.body.challengeUrl as string, request, returnUrl };
+  if (processor === 'acme')
+    return { id: res.body.id as string, challengeUrl: res.body.challengeUrl as string, request, returnUrl };
   const [callback] = await h.receiver.waitFor(res.body.id);
   expect(callback.body.status).toBe('requires_action');
-  return { id: res.body.id as string, challengeUrl: callback.body.providerData.challengeUrl as string, request, returnUrl };
+  return {
+    id: res.body.id as string,
+    challengeUrl: callback.body.providerData.challengeUrl as string,
+    request,
+    returnUrl,
+  };
 }
 
 function threeDsCallback(id: string) {
@@ -61,7 +67,10 @@ describe.each(['acme', 'globex'] as const)('%s 3-D Secure challenge', (processor
       authenticationValue: expect.stringMatching(/^[A-Za-z0-9+/=]{20,}$/),
       providerData: { reference: request.reference },
     });
-    expect((await h.call('GET', `/${processor}/v1/payments/${id}`)).body).toMatchObject({ status: 'captured', amountCaptured: 1050 });
+    expect((await h.call('GET', `/${processor}/v1/payments/${id}`)).body).toMatchObject({
+      status: 'captured',
+      amountCaptured: 1050,
+    });
   });
 
   it('deny: /callbacks/3ds with N and failed, payment declined', async () => {
@@ -79,14 +88,23 @@ describe.each(['acme', 'globex'] as const)('%s 3-D Secure challenge', (processor
     expect((await decide(challengeUrl, 'approve')).status).toBe(303);
     const [callback] = threeDsCallback(id);
     expect(callback.body).toMatchObject({ status: 'failed', threeDsResult: 'Y', providerData: { declineCode: '05' } });
-    expect((await h.call('GET', `/${processor}/v1/payments/${id}`)).body).toMatchObject({ status: 'declined', declineCode: '05' });
+    expect((await h.call('GET', `/${processor}/v1/payments/${id}`)).body).toMatchObject({
+      status: 'declined',
+      declineCode: '05',
+    });
   });
 
   it('a forced challenge on an approving card, authorize only, approves without capturing', async () => {
-    const { id, challengeUrl } = await challenged(processor, '4242424242424242', { capture: false, threeDS: { force: true, returnUrl: 'https://gateway.example/back' } });
+    const { id, challengeUrl } = await challenged(processor, '4242424242424242', {
+      capture: false,
+      threeDS: { force: true, returnUrl: 'https://gateway.example/back' },
+    });
     await decide(challengeUrl, 'approve');
     expect(threeDsCallback(id)[0].body.status).toBe('success');
-    expect((await h.call('GET', `/${processor}/v1/payments/${id}`)).body).toMatchObject({ status: 'approved', amountCaptured: 0 });
+    expect((await h.call('GET', `/${processor}/v1/payments/${id}`)).body).toMatchObject({
+      status: 'approved',
+      amountCaptured: 0,
+    });
   });
 
   it('a second submission redirects again without a second callback or a change of outcome', async () => {
@@ -104,7 +122,11 @@ describe.each(['acme', 'globex'] as const)('%s 3-D Secure challenge', (processor
 describe('ACS form validation', () => {
   it('refuses a decision other than approve or deny', async () => {
     const { challengeUrl } = await challenged('acme', '4000002760003184');
-    const res = await fetch(challengeUrl, { method: 'POST', body: new URLSearchParams({ decision: 'maybe' }), redirect: 'manual' });
+    const res = await fetch(challengeUrl, {
+      method: 'POST',
+      body: new URLSearchParams({ decision: 'maybe' }),
+      redirect: 'manual',
+    });
     expect(res.status).toBe(400);
   });
 });

@@ -6,7 +6,12 @@ const h = useHarness();
 
 /** A globex payment (its outcome always comes by callback) with an optional X-Sandbox-Callback. */
 async function globexPayment(number = '4242424242424242', mode?: string): Promise<string> {
-  const res = await h.call('POST', '/globex/v1/payments', cardRequest(number), mode ? { 'x-sandbox-callback': mode } : {});
+  const res = await h.call(
+    'POST',
+    '/globex/v1/payments',
+    cardRequest(number),
+    mode ? { 'x-sandbox-callback': mode } : {},
+  );
   expect(res.status).toBe(202);
   return res.body.id;
 }
@@ -22,7 +27,15 @@ describe('callback signing', () => {
     expect(callback.signature).toMatch(/^[0-9a-f]{128}$/);
     expect(callback.signature).toBe(createHmac('sha512', SECRET).update(Buffer.from(callback.raw)).digest('hex'));
     expect(callback.signatureValid).toBe(true);
-    expect(Object.keys(callback.body)).toEqual(['eventId', 'transactionId', 'status', 'amount', 'currency', 'timestamp', 'providerData']);
+    expect(Object.keys(callback.body)).toEqual([
+      'eventId',
+      'transactionId',
+      'status',
+      'amount',
+      'currency',
+      'timestamp',
+      'providerData',
+    ]);
   });
 });
 
@@ -54,7 +67,9 @@ describe('X-Sandbox-Callback', () => {
   });
 
   it('applies to the delayed acme callback of 4000000000000994 too', async () => {
-    const res = await h.call('POST', '/acme/v1/payments', cardRequest('4000000000000994'), { 'x-sandbox-callback': 'duplicate' });
+    const res = await h.call('POST', '/acme/v1/payments', cardRequest('4000000000000994'), {
+      'x-sandbox-callback': 'duplicate',
+    });
     const [first, second] = await h.receiver.waitFor(res.body.id, 2);
     expect(first.path).toBe('/callbacks/svc');
     expect(second.body.eventId).toBe(first.body.eventId);

@@ -18,7 +18,11 @@ describe('acme answers the card table synchronously', () => {
   it.each(APPROVING)('%s is approved and captured', async (number) => {
     const res = await h.call('POST', '/acme/v1/payments', cardRequest(number));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'approved', captured: true, authorizationCode: expect.stringMatching(/^[0-9A-Z]{6}$/) });
+    expect(res.body).toMatchObject({
+      status: 'approved',
+      captured: true,
+      authorizationCode: expect.stringMatching(/^[0-9A-Z]{6}$/),
+    });
     expect(res.body.id).toMatch(/^acme_/);
   });
 
@@ -42,11 +46,23 @@ describe('acme answers the card table synchronously', () => {
   });
 
   it('threeDS.force turns an approving card into a challenge, but not a declining one', async () => {
-    const forced = await h.call('POST', '/acme/v1/payments', cardRequest('4242424242424242', { threeDS: { force: true } }));
+    const forced = await h.call(
+      'POST',
+      '/acme/v1/payments',
+      cardRequest('4242424242424242', { threeDS: { force: true } }),
+    );
     expect(forced.body).toMatchObject({ status: 'challenge', challengeUrl: expect.stringContaining('/acs/acs_') });
-    const frictionless = await h.call('POST', '/acme/v1/payments', cardRequest('4000000000003220', { threeDS: { force: true } }));
+    const frictionless = await h.call(
+      'POST',
+      '/acme/v1/payments',
+      cardRequest('4000000000003220', { threeDS: { force: true } }),
+    );
     expect(frictionless.body.status).toBe('challenge');
-    const declined = await h.call('POST', '/acme/v1/payments', cardRequest('4000000000000002', { threeDS: { force: true } }));
+    const declined = await h.call(
+      'POST',
+      '/acme/v1/payments',
+      cardRequest('4000000000000002', { threeDS: { force: true } }),
+    );
     expect(declined.body).toMatchObject({ status: 'declined', declineCode: '05' });
   });
 
@@ -66,8 +82,16 @@ describe('acme answers the card table synchronously', () => {
     expect(res.body).toMatchObject({ status: 'pending', captured: false });
     const [callback] = await h.receiver.waitFor(res.body.id);
     expect(callback.path).toBe('/callbacks/svc');
-    expect(callback.body).toMatchObject({ transactionId: res.body.id, status: 'success', amount: 1050, currency: 'EUR' });
-    expect((await h.call('GET', `/acme/v1/payments/${res.body.id}`)).body).toMatchObject({ status: 'captured', amountCaptured: 1050 });
+    expect(callback.body).toMatchObject({
+      transactionId: res.body.id,
+      status: 'success',
+      amount: 1050,
+      currency: 'EUR',
+    });
+    expect((await h.call('GET', `/acme/v1/payments/${res.body.id}`)).body).toMatchObject({
+      status: 'captured',
+      amountCaptured: 1050,
+    });
   });
 
   it('capture: false only authorizes', async () => {
@@ -103,7 +127,10 @@ describe('globex answers 202 and sends the outcome to /callbacks/svc-gateway', (
   });
 
   it.each(DECLINING)('%s fails with %s (%s)', async (number, code, reason) => {
-    expect(await outcome(number)).toMatchObject({ status: 'failed', providerData: { declineCode: code, declineReason: reason } });
+    expect(await outcome(number)).toMatchObject({
+      status: 'failed',
+      providerData: { declineCode: code, declineReason: reason },
+    });
   });
 
   it('4000000000003220 succeeds frictionless', async () => {
@@ -117,7 +144,9 @@ describe('globex answers 202 and sends the outcome to /callbacks/svc-gateway', (
   });
 
   it('threeDS.force with an approving card requires action', async () => {
-    expect(await outcome('5555555555554444', { threeDS: { force: true } })).toMatchObject({ status: 'requires_action' });
+    expect(await outcome('5555555555554444', { threeDS: { force: true } })).toMatchObject({
+      status: 'requires_action',
+    });
   });
 
   it('4000000000000994 succeeds by a later callback', async () => {
@@ -144,13 +173,19 @@ describe.each(['acme', 'globex'])('%s checks the card again (defence in depth)',
 
   it('refuses a card past its expiry', async () => {
     const request = cardRequest('4242424242424242');
-    const res = await h.call('POST', `/${processor}/v1/payments`, { ...request, card: { ...request.card, expYear: 2020 } });
+    const res = await h.call('POST', `/${processor}/v1/payments`, {
+      ...request,
+      card: { ...request.card, expYear: 2020 },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_card', field: 'expiration' });
   });
 
   it('refuses a malformed request without coercing types', async () => {
-    const res = await h.call('POST', `/${processor}/v1/payments`, { ...cardRequest('4242424242424242'), amount: '1050' });
+    const res = await h.call('POST', `/${processor}/v1/payments`, {
+      ...cardRequest('4242424242424242'),
+      amount: '1050',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_request');
   });

@@ -26,19 +26,28 @@ describe.each(['acme', 'globex'] as const)('%s follow-up operations', (processor
 
     const partial = await authorized('4242424242424242', false);
     await h.call('POST', `${base}/${partial}/capture`, { amount: 600 });
-    expect((await h.call('GET', `${base}/${partial}`)).body).toMatchObject({ status: 'captured', amount: 1050, amountCaptured: 600 });
+    expect((await h.call('GET', `${base}/${partial}`)).body).toMatchObject({
+      status: 'captured',
+      amount: 1050,
+      amountCaptured: 600,
+    });
   });
 
   it('captures the full amount when none is given', async () => {
     const id = await authorized('4242424242424242', false);
-    expect((await h.call('POST', `${base}/${id}/capture`)).body).toMatchObject({ status: 'captured', amountCaptured: 1050 });
+    expect((await h.call('POST', `${base}/${id}/capture`)).body).toMatchObject({
+      status: 'captured',
+      amountCaptured: 1050,
+    });
   });
 
   it('refuses to capture what is not authorized', async () => {
     const declined = await authorized('4000000000000002', false);
     expect((await h.call('POST', `${base}/${declined}/capture`, { amount: 1050 })).status).toBe(409);
     const captured = await authorized('4242424242424242', true);
-    expect((await h.call('POST', `${base}/${captured}/capture`, { amount: 1050 })).body).toMatchObject({ error: 'invalid_state' });
+    expect((await h.call('POST', `${base}/${captured}/capture`, { amount: 1050 })).body).toMatchObject({
+      error: 'invalid_state',
+    });
   });
 
   it('voids an uncaptured authorization, and only that', async () => {
@@ -61,7 +70,10 @@ describe.each(['acme', 'globex'] as const)('%s follow-up operations', (processor
     const first = await h.call('POST', `${base}/${id}/refunds`, { amount: 500, reference: 'rf_gw_1' });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ id: expect.stringMatching(/^rf_[0-9a-f]+$/), status: 'succeeded' });
-    expect((await h.call('GET', `${base}/${id}`)).body).toMatchObject({ status: 'partially_refunded', amountRefunded: 500 });
+    expect((await h.call('GET', `${base}/${id}`)).body).toMatchObject({
+      status: 'partially_refunded',
+      amountRefunded: 500,
+    });
 
     const repeated = await h.call('POST', `${base}/${id}/refunds`, { amount: 500, reference: 'rf_gw_1' });
     expect(repeated.body).toEqual(first.body);
@@ -74,7 +86,11 @@ describe.each(['acme', 'globex'] as const)('%s follow-up operations', (processor
     const rest = await h.call('POST', `${base}/${id}/refunds`, { amount: 550, reference: 'rf_gw_2' });
     expect(rest.body.status).toBe('succeeded');
     expect(rest.body.id).not.toBe(first.body.id);
-    expect((await h.call('GET', `${base}/${id}`)).body).toMatchObject({ status: 'refunded', amountCaptured: 1050, amountRefunded: 1050 });
+    expect((await h.call('GET', `${base}/${id}`)).body).toMatchObject({
+      status: 'refunded',
+      amountCaptured: 1050,
+      amountRefunded: 1050,
+    });
     expect((await h.call('POST', `${base}/${id}/refunds`, { amount: 1, reference: 'rf_gw_3' })).status).toBe(409);
   });
 
@@ -127,8 +143,12 @@ describe.each(['acme', 'globex'] as const)('%s follow-up operations', (processor
   });
 
   it('refuses a malformed hang or callback header', async () => {
-    expect((await h.call('POST', base, cardRequest('4242424242424242'), { 'x-sandbox-hang-ms': 'soon' })).status).toBe(400);
-    expect((await h.call('POST', base, cardRequest('4242424242424242'), { 'x-sandbox-callback': 'sometimes' })).body).toMatchObject({
+    expect((await h.call('POST', base, cardRequest('4242424242424242'), { 'x-sandbox-hang-ms': 'soon' })).status).toBe(
+      400,
+    );
+    expect(
+      (await h.call('POST', base, cardRequest('4242424242424242'), { 'x-sandbox-callback': 'sometimes' })).body,
+    ).toMatchObject({
       error: 'invalid_request',
     });
   });

@@ -33,7 +33,13 @@ export class Receiver {
         const signature = String(req.headers['x-webhook-signature'] ?? '');
         const expected = createHmac('sha512', SECRET).update(raw).digest('hex');
         const text = raw.toString('utf8');
-        this.received.push({ path: req.url ?? '', body: text ? JSON.parse(text) : undefined, raw: text, signature, signatureValid: signature === expected });
+        this.received.push({
+          path: req.url ?? '',
+          body: text ? JSON.parse(text) : undefined,
+          raw: text,
+          signature,
+          signatureValid: signature === expected,
+        });
         res.statusCode = this.failures.shift() ?? 200;
         res.end(res.statusCode === 200 ? '{"received":true}' : '{"error":"try later"}');
       });
@@ -75,7 +81,12 @@ export async function until(condition: () => boolean | Promise<boolean>, timeout
 export interface Harness {
   sandbox: Sandbox;
   receiver: Receiver;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -115,7 +126,13 @@ export function cardRequest(number: string, overrides: Record<string, unknown> =
     amount: 1050,
     currency: 'EUR',
     capture: true,
-    card: { number, expMonth: 12, expYear: new Date().getUTCFullYear() + 3, cvv: number.startsWith('37') ? '1234' : '123', holder: 'Jane Doe' },
+    card: {
+      number,
+      expMonth: 12,
+      expYear: new Date().getUTCFullYear() + 3,
+      cvv: number.startsWith('37') ? '1234' : '123',
+      holder: 'Jane Doe',
+    },
     ...overrides,
   };
 }

@@ -17,8 +17,17 @@ describe('UPI collect', () => {
     const [callback] = await h.receiver.waitFor(res.body.id);
     expect(callback.path).toBe('/callbacks/svc');
     expect(callback.signatureValid).toBe(true);
-    expect(callback.body).toMatchObject({ transactionId: res.body.id, status: 'success', amount: 49900, currency: 'INR', providerData: { reference: ref } });
-    expect((await h.call('GET', `/upi/v1/collect/${res.body.id}`)).body).toMatchObject({ id: res.body.id, status: 'success' });
+    expect(callback.body).toMatchObject({
+      transactionId: res.body.id,
+      status: 'success',
+      amount: 49900,
+      currency: 'INR',
+      providerData: { reference: ref },
+    });
+    expect((await h.call('GET', `/upi/v1/collect/${res.body.id}`)).body).toMatchObject({
+      id: res.body.id,
+      status: 'success',
+    });
   });
 
   it.each([
@@ -30,7 +39,10 @@ describe('UPI collect', () => {
     const res = await collect(upiId);
     const [callback] = await h.receiver.waitFor(res.body.id);
     expect(callback.body).toMatchObject({ status: 'failed', providerData: { upiResponse } });
-    expect((await h.call('GET', `/upi/v1/collect/${res.body.id}`)).body).toMatchObject({ status: 'failed', upiResponse });
+    expect((await h.call('GET', `/upi/v1/collect/${res.body.id}`)).body).toMatchObject({
+      status: 'failed',
+      upiResponse,
+    });
   });
 
   it('timeout@upi is never answered and expires after the collect TTL', async () => {
@@ -38,7 +50,10 @@ describe('UPI collect', () => {
     const res = await collect('timeout@upi', ref);
     expect((await h.call('GET', `/upi/v1/collect/${res.body.id}`)).body.status).toBe('pending');
     await until(async () => (await h.call('GET', `/upi/v1/collect/${res.body.id}`)).body.status === 'expired', 2000);
-    expect((await h.call('GET', `/upi/v1/collect?reference=${ref}`)).body).toMatchObject({ id: res.body.id, status: 'expired' });
+    expect((await h.call('GET', `/upi/v1/collect?reference=${ref}`)).body).toMatchObject({
+      id: res.body.id,
+      status: 'expired',
+    });
     expect(h.receiver.for(res.body.id)).toEqual([]);
   });
 
@@ -62,7 +77,14 @@ describe('UPI collect', () => {
 
 describe('wallet', () => {
   const pay = (token: string, ref = reference()) =>
-    h.call('POST', '/wallet/v1/payments', { reference: ref, amount: 2500, currency: 'USD', token, walletType: 'applepay', threeDS: { returnUrl: 'https://gateway.example/wallet-return' } });
+    h.call('POST', '/wallet/v1/payments', {
+      reference: ref,
+      amount: 2500,
+      currency: 'USD',
+      token,
+      walletType: 'applepay',
+      threeDS: { returnUrl: 'https://gateway.example/wallet-return' },
+    });
 
   it('approves any ordinary token', async () => {
     const res = await pay('tok_wallet_ok');
@@ -79,7 +101,11 @@ describe('wallet', () => {
   it('challenges wallet_3ds on the ACS, then approves', async () => {
     const res = await pay('wallet_3ds');
     expect(res.body).toMatchObject({ status: 'challenge', challengeUrl: expect.stringContaining('/acs/acs_') });
-    const decided = await fetch(res.body.challengeUrl, { method: 'POST', body: new URLSearchParams({ decision: 'approve' }), redirect: 'manual' });
+    const decided = await fetch(res.body.challengeUrl, {
+      method: 'POST',
+      body: new URLSearchParams({ decision: 'approve' }),
+      redirect: 'manual',
+    });
     expect(decided.status).toBe(303);
     expect(decided.headers.get('location')).toBe('https://gateway.example/wallet-return');
     const [callback] = h.receiver.for(res.body.id);
@@ -91,8 +117,14 @@ describe('wallet', () => {
     const ref = reference();
     const first = await pay('tok_wallet_ok', ref);
     expect((await pay('tok_wallet_ok', ref)).body).toEqual(first.body);
-    const refund = await h.call('POST', `/wallet/v1/payments/${first.body.id}/refunds`, { amount: 2500, reference: 'rf_wallet_1' });
+    const refund = await h.call('POST', `/wallet/v1/payments/${first.body.id}/refunds`, {
+      amount: 2500,
+      reference: 'rf_wallet_1',
+    });
     expect(refund.body.status).toBe('succeeded');
-    expect((await h.call('GET', `/wallet/v1/payments?reference=${ref}`)).body).toMatchObject({ status: 'refunded', amountRefunded: 2500 });
+    expect((await h.call('GET', `/wallet/v1/payments?reference=${ref}`)).body).toMatchObject({
+      status: 'refunded',
+      amountRefunded: 2500,
+    });
   });
 });

@@ -16,18 +16,36 @@ beforeAll(async () => {
 });
 afterAll(async () => gw?.close());
 
-const sign = (raw: string | Buffer) => createHmac('sha512', gw.gateway.app.ctx.secrets.callbackSigningSecret).update(raw).digest('hex');
+const sign = (raw: string | Buffer) =>
+  createHmac('sha512', gw.gateway.app.ctx.secrets.callbackSigningSecret).update(raw).digest('hex');
 const post = (path: string, raw: string | Buffer, signature: string | string[]) =>
   fetch(`${gw.url}${path}`, {
     method: 'POST',
-    headers: [['content-type', 'application/json'], ...[signature].flat().map((s): [string, string] => ['x-webhook-signature', s])],
+    headers: [
+      ['content-type', 'application/json'],
+      ...[signature].flat().map((s): [string, string] => ['x-webhook-signature', s]),
+    ],
     body: raw as BodyInit,
   }).then(async (res) => ({ status: res.status, body: await res.json().catch(() => undefined) }));
-const eventCount = async () => Number((await gw.db.selectFrom('callback_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const eventCount = async () =>
+  Number(
+    (
+      await gw.db
+        .selectFrom('callback_events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function settledGlobexPayment(): Promise<{ paymentId: number; path: string; raw: string; signature: string }> {
-  const created = await gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body: { amount: 10.5, currency: 'EUR', reference: 'replay' } });
-  const pay = await gw.call('POST', `/payments/creditCard/globex/${created.body.paymentRequestId}`, { apiKey: m.apiKey, body: CARD });
+  const created = await gw.call('POST', '/payment-requests', {
+    apiKey: m.apiKey,
+    body: { amount: 10.5, currency: 'EUR', reference: 'replay' },
+  });
+  const pay = await gw.call('POST', `/payments/creditCard/globex/${created.body.paymentRequestId}`, {
+    apiKey: m.apiKey,
+    body: CARD,
+  });
   expect(pay.body.status, pay.text).toBe('pending');
   const deadline = Date.now() + 10_000;
   let payment = pay.body;
@@ -38,7 +56,9 @@ async function settledGlobexPayment(): Promise<{ paymentId: number; path: string
   }
   expect(payment.status).toBe('succeeded');
   // What an eavesdropper on the processor's connection captured: the exact bytes and their signature.
-  const records = await fetch(`${gw.gateway.sandbox!.url}/control/callbacks?transactionId=${pay.body.transactionId}`).then((res) => res.json());
+  const records = await fetch(
+    `${gw.gateway.sandbox!.url}/control/callbacks?transactionId=${pay.body.transactionId}`,
+  ).then((res) => res.json());
   const last = records[records.length - 1];
   const raw = JSON.stringify(last.body);
   return { paymentId: pay.body.paymentId, path: last.path, raw, signature: sign(raw) };
@@ -54,7 +74,10 @@ it('a captured genuine callback replayed as is is acknowledged as a duplicate an
   }
   await gw.runJobs();
   expect(await eventCount()).toBe(before);
-  expect((await gw.call('GET', `/payments/${paymentId}`, { apiKey: m.apiKey })).body).toMatchObject({ status: 'succeeded', amountRefunded: 0 });
+  expect((await gw.call('GET', `/payments/${paymentId}`, { apiKey: m.apiKey })).body).toMatchObject({
+    status: 'succeeded',
+    amountRefunded: 0,
+  });
 });
 
 it('a captured callback altered or re-labelled under its old signature is refused with 401 and stores nothing', async () => {
@@ -75,13 +98,27 @@ it('a captured callback altered or re-labelled under its old signature is refuse
     }
   }
   expect(await eventCount()).toBe(before);
-  expect((await gw.call('GET', `/payments/${paymentId}`, { apiKey: m.apiKey })).body).toMatchObject({ status: 'succeeded', amountRefunded: 0 });
+  expect((await gw.call('GET', `/payments/${paymentId}`, { apiKey: m.apiKey })).body).toMatchObject({
+    status: 'succeeded',
+    amountRefunded: 0,
+  });
 });
 
 it('two signature headers, one of them right, are refused (no "any of them matches")', async () => {
-  const raw = JSON.stringify({ eventId: 'evt-two-headers', transactionId: 'acme_x', status: 'failed', amount: 1, currency: 'EUR', timestamp: '2026-03-01T12:00:00.000Z', providerData: {} });
+  const raw = JSON.stringify({
+    eventId: 'evt-two-headers',
+    transactionId: 'acme_x',
+    status: 'failed',
+    amount: 1,
+    currency: 'EUR',
+    timestamp: '2026-03-01T12:00:00.000Z',
+    providerData: {},
+  });
   const before = await eventCount();
-  for (const headers of [[sign(raw), '0'.repeat(128)], ['0'.repeat(128), sign(raw)]]) {
+  for (const headers of [
+    [sign(raw), '0'.repeat(128)],
+    ['0'.repeat(128), sign(raw)],
+  ]) {
     const res = await post('/callbacks/svc', raw, headers);
     expect([res.status, res.body?.code]).toEqual([401, 'WH001']);
   }

@@ -9,7 +9,12 @@ import { pathWith, publishedOperations, validBodyOf } from './routes.js';
  * one; every other API-key operation, and those four for another id, answer 403 FORBIDDEN (AUTH002);
  * the control-panel operations (access token) do not take it as a credential (401 AUTH001).
  */
-const ALLOW_LIST = ['GET /payment-requests/{id}', 'POST /payments/h2h/{id}', 'POST /payments/creditCard/acme/{id}', 'POST /payments/creditCard/globex/{id}'];
+const ALLOW_LIST = [
+  'GET /payment-requests/{id}',
+  'POST /payments/h2h/{id}',
+  'POST /payments/creditCard/acme/{id}',
+  'POST /payments/creditCard/globex/{id}',
+];
 
 let gw: TestGateway;
 let ops: Operation[];
@@ -22,14 +27,25 @@ beforeAll(async () => {
 afterAll(async () => gw?.close());
 
 async function boundToken(): Promise<{ id: number; token: string }> {
-  const created = await gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body: { amount: 10.5, currency: 'EUR', reference: 'scoped' } });
-  const minted = await gw.call('POST', `/payment-requests/${created.body.paymentRequestId}/checkout-session`, { apiKey: m.apiKey, body: {} });
+  const created = await gw.call('POST', '/payment-requests', {
+    apiKey: m.apiKey,
+    body: { amount: 10.5, currency: 'EUR', reference: 'scoped' },
+  });
+  const minted = await gw.call('POST', `/payment-requests/${created.body.paymentRequestId}/checkout-session`, {
+    apiKey: m.apiKey,
+    body: {},
+  });
   expect(minted.status, minted.text).toBe(200);
   return { id: created.body.paymentRequestId, token: minted.body.token };
 }
 
 it('the document offers the token on exactly the allow-listed operations', () => {
-  expect(ops.filter((op) => op.security.includes('CheckoutToken')).map((op) => op.id).sort()).toEqual([...ALLOW_LIST].sort());
+  expect(
+    ops
+      .filter((op) => op.security.includes('CheckoutToken'))
+      .map((op) => op.id)
+      .sort(),
+  ).toEqual([...ALLOW_LIST].sort());
 });
 
 const apiKeyOperations = () => ops.filter((o) => o.security.includes('ApiKey'));
@@ -42,8 +58,15 @@ it('every API-key operation refuses a token outside the allow-list with 403 AUTH
     const ids = ALLOW_LIST.includes(op.id) ? [other] : [id, other];
     for (const target of ids) {
       for (const apiKey of [undefined, m.apiKey]) {
-        const res = await gw.call(op.method, pathWith(op, target), { apiKey, headers: { 'x-checkout-token': token }, body: validBodyOf(op) });
-        expect([res.status, res.body?.code], `${op.id} for ${target === id ? 'the bound' : 'another'} id: ${res.text}`).toEqual([403, 'AUTH002']);
+        const res = await gw.call(op.method, pathWith(op, target), {
+          apiKey,
+          headers: { 'x-checkout-token': token },
+          body: validBodyOf(op),
+        });
+        expect(
+          [res.status, res.body?.code],
+          `${op.id} for ${target === id ? 'the bound' : 'another'} id: ${res.text}`,
+        ).toEqual([403, 'AUTH002']);
         checks++;
       }
     }
@@ -56,14 +79,20 @@ it('every API-key operation refuses a token outside the allow-list with 403 AUTH
   }
   // Nothing the refused calls asked for happened: both requests are still open and unpaid.
   for (const target of [id, other]) {
-    expect((await gw.call('GET', `/payment-requests/${target}`, { apiKey: m.apiKey })).body).toMatchObject({ status: 'open', amountPaid: 0 });
+    expect((await gw.call('GET', `/payment-requests/${target}`, { apiKey: m.apiKey })).body).toMatchObject({
+      status: 'open',
+      amountPaid: 0,
+    });
   }
 });
 
 it('each allow-listed operation accepts the token for its bound id', async () => {
   for (const op of ops.filter((o) => ALLOW_LIST.includes(o.id))) {
     const { id, token } = await boundToken();
-    const res = await gw.call(op.method, pathWith(op, id), { headers: { 'x-checkout-token': token }, body: validBodyOf(op) });
+    const res = await gw.call(op.method, pathWith(op, id), {
+      headers: { 'x-checkout-token': token },
+      body: validBodyOf(op),
+    });
     expect(res.status, `${op.id}: ${res.text}`).toBe(200);
   }
 });

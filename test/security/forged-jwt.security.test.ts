@@ -17,12 +17,15 @@ beforeAll(async () => {
   gw = await startTestGateway();
   m = await gw.merchant();
   genuine = (await gw.call('POST', '/auth/login', { body: { email: m.email, password: m.password } })).body.accessToken;
-  paths = (await publishedOperations(gw)).filter((op) => op.security.includes('AccessToken')).map((op) => ({ method: op.method, path: pathWith(op, m.userId) }));
+  paths = (await publishedOperations(gw))
+    .filter((op) => op.security.includes('AccessToken'))
+    .map((op) => ({ method: op.method, path: pathWith(op, m.userId) }));
 });
 afterAll(async () => gw?.close());
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-const hs = (algorithm: 'sha256' | 'sha384' | 'sha512', key: string | Buffer, input: string) => createHmac(algorithm, key).update(input).digest('base64url');
+const hs = (algorithm: 'sha256' | 'sha384' | 'sha512', key: string | Buffer, input: string) =>
+  createHmac(algorithm, key).update(input).digest('base64url');
 
 function forgeries(): Array<[string, string]> {
   const { header, claims } = decodeJwt(genuine);
@@ -43,8 +46,14 @@ function forgeries(): Array<[string, string]> {
     ['no expiry (right key)', resign(header, Object.fromEntries(Object.entries(claims).filter(([k]) => k !== 'exp')))],
     ['another issuer (right key)', resign(header, { ...claims, iss: 'someone-else' })],
     ['another audience (right key)', resign(header, { ...claims, aud: 'svc-gateway:merchant-api' })],
-    ['claims tampered, signature kept (other user)', `${h}.${b64({ ...claims, sub: String(Number(claims.sub) + 1) })}.${signature}`],
-    ['claims tampered, signature kept (longer expiry)', `${h}.${b64({ ...claims, exp: claims.exp + 86_400 })}.${signature}`],
+    [
+      'claims tampered, signature kept (other user)',
+      `${h}.${b64({ ...claims, sub: String(Number(claims.sub) + 1) })}.${signature}`,
+    ],
+    [
+      'claims tampered, signature kept (longer expiry)',
+      `${h}.${b64({ ...claims, exp: claims.exp + 86_400 })}.${signature}`,
+    ],
     ['signature truncated', genuine.slice(0, -4)],
     ['signature of another token', `${h}.${p}.${hs('sha256', secret, 'x')}`],
     ['two segments', `${h}.${p}`],
@@ -69,10 +78,18 @@ it('a token that is genuine in every way but its age is refused once it expires'
   const secret = new TextEncoder().encode(gw.gateway.app.ctx.secrets.jwtSecret);
   const { claims } = decodeJwt(genuine);
   const now = Math.floor(gw.clock.now().getTime() / 1000);
-  const fresh = await new SignJWT({ mid: claims.mid }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(claims.sub)
-    .setIssuer(claims.iss).setAudience(claims.aud).setIssuedAt(now).setExpirationTime(now + 60).sign(secret);
+  const fresh = await new SignJWT({ mid: claims.mid })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setIssuer(claims.iss)
+    .setAudience(claims.aud)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 60)
+    .sign(secret);
   const { method, path } = paths[0];
-  expect((await gw.call(method, `${path}?mode=live`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
+  expect((await gw.call(method, `${path}?mode=live`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(
+    200,
+  );
   gw.clock.advance(61);
   const late = await gw.call(method, `${path}?mode=live`, { headers: { authorization: `Bearer ${fresh}` } });
   expect([late.status, late.body.code]).toEqual([401, 'AUTH001']);
@@ -81,6 +98,8 @@ it('a token that is genuine in every way but its age is refused once it expires'
 it('the genuine token is accepted (the control)', async () => {
   const login = await gw.call('POST', '/auth/login', { body: { email: m.email, password: m.password } });
   const { method, path } = paths[0];
-  const res = await gw.call(method, `${path}?mode=live`, { headers: { authorization: `Bearer ${login.body.accessToken}` } });
+  const res = await gw.call(method, `${path}?mode=live`, {
+    headers: { authorization: `Bearer ${login.body.accessToken}` },
+  });
   expect(res.status, res.text).toBe(200);
 });

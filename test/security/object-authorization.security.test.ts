@@ -16,13 +16,22 @@ type Objects = Record<Exclude<ObjectKind, 'user'>, number>;
 const owned: { test?: Objects; live?: Objects } = {};
 
 async function make(key: string, withPayment: boolean): Promise<Objects> {
-  const customer = await gw.call('POST', '/customers', { apiKey: key, body: { name: 'Owned', email: 'owned@example.com' } });
-  const request = await gw.call('POST', '/payment-requests', { apiKey: key, body: { amount: 10.5, currency: 'EUR', reference: 'owned', customerId: customer.body.id } });
+  const customer = await gw.call('POST', '/customers', {
+    apiKey: key,
+    body: { name: 'Owned', email: 'owned@example.com' },
+  });
+  const request = await gw.call('POST', '/payment-requests', {
+    apiKey: key,
+    body: { amount: 10.5, currency: 'EUR', reference: 'owned', customerId: customer.body.id },
+  });
   expect(request.status, request.text).toBe(200);
   let payment = 0;
   if (withPayment) {
     // Authorized only (delayed capture): capture, cancel and refund would all change it if they got through.
-    const pay = await gw.call('POST', `/payments/creditCard/acme/${request.body.paymentRequestId}`, { apiKey: key, body: { ...CARD, captureDelayHours: 2 } });
+    const pay = await gw.call('POST', `/payments/creditCard/acme/${request.body.paymentRequestId}`, {
+      apiKey: key,
+      body: { ...CARD, captureDelayHours: 2 },
+    });
     expect(pay.body.status, pay.text).toBe('authorized');
     payment = pay.body.paymentId;
   }
@@ -79,12 +88,21 @@ describe('every operation with an object id, with every key but the owner’s', 
   it('nothing the refused calls asked for happened', async () => {
     const { test, live } = owned;
     const get = (path: string, apiKey: string) => gw.call('GET', path, { apiKey }).then((res) => res.body);
-    expect(await get(`/payments/${test!.payment}`, a.apiKey)).toMatchObject({ status: 'authorized', amountCaptured: 0, amountRefunded: 0 });
+    expect(await get(`/payments/${test!.payment}`, a.apiKey)).toMatchObject({
+      status: 'authorized',
+      amountCaptured: 0,
+      amountRefunded: 0,
+    });
     expect(await get(`/payment-requests/${test!.paymentRequest}`, a.apiKey)).toMatchObject({ status: 'authorized' });
     expect(await get(`/payment-requests/${live!.paymentRequest}`, a.liveKey!)).toMatchObject({ status: 'open' });
-    for (const [mode, key] of [['test', a.apiKey], ['live', a.liveKey!]] as const) {
+    for (const [mode, key] of [
+      ['test', a.apiKey],
+      ['live', a.liveKey!],
+    ] as const) {
       expect(await get(`/customers/${owned[mode]!.customer}`, key)).toMatchObject({ name: 'Owned' });
-      expect((await get(`/payments?paymentRequestId=${owned[mode]!.paymentRequest}`, key)).data ?? []).toHaveLength(mode === 'test' ? 1 : 0);
+      expect((await get(`/payments?paymentRequestId=${owned[mode]!.paymentRequest}`, key)).data ?? []).toHaveLength(
+        mode === 'test' ? 1 : 0,
+      );
     }
   });
 });
@@ -114,7 +132,9 @@ describe('the control-panel operations (access token)', () => {
     const login = await gw.call('POST', '/auth/login', { body: { email: b.email, password: b.password } });
     for (const op of jwtOps) {
       for (const mode of ['test', 'live']) {
-        const res = await gw.call(op.method, `${pathWith(op, a.userId)}?mode=${mode}`, { headers: { authorization: `Bearer ${login.body.accessToken}` } });
+        const res = await gw.call(op.method, `${pathWith(op, a.userId)}?mode=${mode}`, {
+          headers: { authorization: `Bearer ${login.body.accessToken}` },
+        });
         expect(res.status, `${op.id}: ${res.text}`).toBe(403);
       }
     }

@@ -6,7 +6,10 @@ import { liveKeyEverIssued } from './repository.js';
  * is enough to decrypt its card numbers: one that ever issued a live key is refused before anything
  * is written.
  */
-export async function refuseLiveKeysOnDevelopmentStore(ctx: { db: Db }, input: { cardKeyInStore: boolean }): Promise<void> {
+export async function refuseLiveKeysOnDevelopmentStore(
+  ctx: { db: Db },
+  input: { cardKeyInStore: boolean },
+): Promise<void> {
   if (!input.cardKeyInStore || !(await liveKeyEverIssued(ctx.db))) return;
   throw new Error(
     'this store has issued live API keys (svc_live_sk_…), but its card encryption key would be kept in the same ' +

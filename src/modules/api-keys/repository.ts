@@ -48,7 +48,9 @@ export async function insertKey(
 
 /** Whether any live key was ever issued on this store, revoked ones included. */
 export async function liveKeyEverIssued(db: Db): Promise<boolean> {
-  return (await db.selectFrom('api_keys').select('id').where('mode', '=', 'live').limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('api_keys').select('id').where('mode', '=', 'live').limit(1).executeTakeFirst()) !== undefined
+  );
 }
 
 /** The key's owner, locked so concurrent rotations queue up. */

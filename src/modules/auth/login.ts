@@ -25,7 +25,10 @@ export async function login(
   const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(user?.password_hash, input.password);
   if (!ok || !user) {
-    await recordFailure(db, email, now, { maxFailures: MAX_FAILED_LOGINS, lockUntil: new Date(now.getTime() + LOCKOUT_SECONDS * 1000) });
+    await recordFailure(db, email, now, {
+      maxFailures: MAX_FAILED_LOGINS,
+      lockUntil: new Date(now.getTime() + LOCKOUT_SECONDS * 1000),
+    });
     throw new AppError('INVALID_CREDENTIALS', 'The e-mail or password is incorrect');
   }
   await clearFailures(db, email);

@@ -8,7 +8,12 @@ export async function findLock(db: Db, email: string) {
 }
 
 /** Atomic increment: concurrent failures each count. The `maxFailures`-th starts a lock until `lockUntil` and resets the count. */
-export async function recordFailure(db: Db, email: string, now: Date, policy: { maxFailures: number; lockUntil: Date }): Promise<void> {
+export async function recordFailure(
+  db: Db,
+  email: string,
+  now: Date,
+  policy: { maxFailures: number; lockUntil: Date },
+): Promise<void> {
   await db
     .insertInto('login_failures')
     .values({ email, failures: 1, locked_until: null, updated_at: now })

@@ -4,12 +4,10 @@ import { inTransaction, type App, type AppContext } from '../../context.js';
 import { rotateApiKey } from '../api-keys/index.js';
 import { login } from './login.js';
 
-const LoginBody = Type.Object(
-  {
-    email: Type.String({ minLength: 1, maxLength: 254, description: 'The user\'s e-mail address' }),
-    password: Type.String({ minLength: 1, maxLength: 1024 }),
-  }
-);
+const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254, description: "The user's e-mail address" }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
 
 const LoginResponse = Type.Object({
   accessToken: Type.String({ description: 'Bearer JWT for the control-panel API' }),
@@ -38,7 +36,9 @@ export function authRoutes(app: App, ctx: AppContext): void {
         summary: 'Generate a new API key (the previous key of that mode stops working at once)',
         tags: ['Control panel'],
         params: Type.Object({ userId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
-        querystring: Type.Object({ mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { default: 'test' })) }),
+        querystring: Type.Object({
+          mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { default: 'test' })),
+        }),
         response: { 200: Type.String({ description: 'The new API key, shown only this once' }) },
       },
       config: { auth: 'user' },

@@ -2,19 +2,28 @@ import type { AppContext } from '../../context.js';
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEvent } from './dispatch.js';
-import { lockCallbackEvent, markCallbackProcessed, recordProcessingError, type CallbackEventRow } from './repository.js';
+import {
+  lockCallbackEvent,
+  markCallbackProcessed,
+  recordProcessingError,
+  type CallbackEventRow,
+} from './repository.js';
 import { isKnownStatus, PROVIDER_SOURCES, type ProviderSource } from './schemas.js';
 
 export type CallbackProcessingContext = Pick<AppContext, 'db' | 'clock' | 'callbackHandlers'>;
 
-const isProviderSource = (source: string): source is ProviderSource => (PROVIDER_SOURCES as readonly string[]).includes(source);
+const isProviderSource = (source: string): source is ProviderSource =>
+  (PROVIDER_SOURCES as readonly string[]).includes(source);
 
 /**
  * Runs the registered handlers for one stored event, once: the row is locked, an already
  * processed event is left alone, and the handlers' effects commit together with processed_at.
  * On a handler error everything rolls back, the error is noted on the event, and the job retries.
  */
-export async function processCallbackEvent(deps: CallbackProcessingContext, input: { callbackEventId: number }): Promise<void> {
+export async function processCallbackEvent(
+  deps: CallbackProcessingContext,
+  input: { callbackEventId: number },
+): Promise<void> {
   const { callbackEventId } = input;
   try {
     await deps.db.transaction().execute(async (trx) => {
@@ -30,7 +39,12 @@ export async function processCallbackEvent(deps: CallbackProcessingContext, inpu
 }
 
 /** Returns a note when the event was deliberately not handled. */
-async function dispatch(deps: CallbackProcessingContext, trx: Db, row: CallbackEventRow, source: ProviderSource): Promise<string | null> {
+async function dispatch(
+  deps: CallbackProcessingContext,
+  trx: Db,
+  row: CallbackEventRow,
+  source: ProviderSource,
+): Promise<string | null> {
   if (!isKnownStatus(source, row.status ?? '')) {
     return `status "${row.status}" is not one /callbacks/${source} processes; stored only`;
   }

@@ -33,7 +33,12 @@ export async function recordProviderCallback(
     received_at: now,
   });
   if (id === undefined) return { id, duplicate: true };
-  await enqueueJob(ctx.db, 'callback.process', { payload: { callbackEventId: id }, runAt: now, merchantId: null, dedupeKey: dedupeKey('callback.process', id) });
+  await enqueueJob(ctx.db, 'callback.process', {
+    payload: { callbackEventId: id },
+    runAt: now,
+    merchantId: null,
+    dedupeKey: dedupeKey('callback.process', id),
+  });
   return { id, duplicate: false };
 }
 

@@ -5,7 +5,10 @@ import type { CallbackEventsTable } from '../../storage/schema.js';
 export type CallbackEventRow = Selectable<CallbackEventsTable>;
 
 /** Inserts the event; undefined when a provider event with the same (source, eventId) exists. */
-export async function insertCallbackEvent(db: Db, values: Insertable<CallbackEventsTable>): Promise<number | undefined> {
+export async function insertCallbackEvent(
+  db: Db,
+  values: Insertable<CallbackEventsTable>,
+): Promise<number | undefined> {
   const row = await db
     .insertInto('callback_events')
     .values(values)

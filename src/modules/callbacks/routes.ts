@@ -27,7 +27,8 @@ const DESCRIPTION =
   'eventId again answers 200 with duplicate: true and has no second effect. Processing happens after the answer.';
 
 /** The routes of the callbacks module: the signed provider receivers and the test endpoints. */
-export function callbackRoutes(app: App, ctx: AppContext): void {  app.register(async (scope) => providerReceivers(scope as App, ctx));
+export function callbackRoutes(app: App, ctx: AppContext): void {
+  app.register(async (scope) => providerReceivers(scope as App, ctx));
   testCallbackRoutes(app, ctx);
 }
 
@@ -54,7 +55,7 @@ async function providerReceivers(scope: App, ctx: AppContext): Promise<void> {
         },
         config: { auth: 'none' },
       },
-      async (request) => receive(ctx, request, source, request.body as ProviderCallback),
+      async (request) => receive(ctx, request, source, request.body),
     );
   }
 }
@@ -67,17 +68,30 @@ function requireSignature(request: FastifyRequest, secret: string, signed: strin
 }
 
 async function receive(ctx: AppContext, request: FastifyRequest, source: ProviderSource, body: ProviderCallback) {
-  const recorded = await inTransaction(ctx, (trx) => recordProviderCallback(trx, { source, body, rawBody: request.rawBody! }));
+  const recorded = await inTransaction(ctx, (trx) =>
+    recordProviderCallback(trx, { source, body, rawBody: request.rawBody! }),
+  );
   const known = isKnownStatus(source, body.status);
   request.log.info(
     {
-      callback: { source, eventId: body.eventId, transactionId: body.transactionId, status: body.status, callbackEventId: recorded.id, duplicate: recorded.duplicate },
+      callback: {
+        source,
+        eventId: body.eventId,
+        transactionId: body.transactionId,
+        status: body.status,
+        callbackEventId: recorded.id,
+        duplicate: recorded.duplicate,
+      },
     },
     'callback received',
   );
   if (!recorded.duplicate) {
     // Unknown statuses are acknowledged (a refusal would only make the provider retry forever) but not processed.
-    if (!known) request.log.warn({ callback: { source, eventId: body.eventId, status: body.status } }, 'callback status not processed');
+    if (!known)
+      request.log.warn(
+        { callback: { source, eventId: body.eventId, status: body.status } },
+        'callback status not processed',
+      );
     // Committed: process it now rather than at the next poll, without holding the answer.
     ctx.jobs.runDue().catch((error) => ctx.logger.error({ err: error }, 'callback processing pass failed'));
   }

@@ -2,7 +2,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { CallbackEventSource } from '../../storage/schema.js';
 
 /** Path segments of the provider receivers; each is the `source` of the events it records. */
-export const PROVIDER_SOURCES = ['svc', 'svc-gateway', 'svcwh', '3ds'] as const satisfies readonly CallbackEventSource[];
+export const PROVIDER_SOURCES = [
+  'svc',
+  'svc-gateway',
+  'svcwh',
+  '3ds',
+] as const satisfies readonly CallbackEventSource[];
 export type ProviderSource = (typeof PROVIDER_SOURCES)[number];
 
 /**
@@ -17,11 +22,14 @@ export const KNOWN_STATUSES: Record<ProviderSource, readonly string[]> = {
   '3ds': ['success', 'failed', 'pending', 'requires_action'],
 };
 
-export const isKnownStatus = (source: ProviderSource, status: string): boolean => KNOWN_STATUSES[source].includes(status);
+export const isKnownStatus = (source: ProviderSource, status: string): boolean =>
+  KNOWN_STATUSES[source].includes(status);
 
 const ProviderData = Type.Object(
   {
-    reference: Type.Optional(Type.String({ maxLength: 255, description: 'The gateway id the processor was given (payment or refund)' })),
+    reference: Type.Optional(
+      Type.String({ maxLength: 255, description: 'The gateway id the processor was given (payment or refund)' }),
+    ),
     declineCode: Type.Optional(Type.String({ maxLength: 16 })),
     declineReason: Type.Optional(Type.String({ maxLength: 255 })),
     upiResponse: Type.Optional(Type.String({ maxLength: 16 })),
@@ -29,11 +37,18 @@ const ProviderData = Type.Object(
     refundId: Type.Optional(Type.String({ maxLength: 255 })),
   },
   // Provider-specific: members this schema does not name are kept, not stripped.
-  { additionalProperties: true, description: 'Provider-specific data; the members named here are the ones the gateway reads' },
+  {
+    additionalProperties: true,
+    description: 'Provider-specific data; the members named here are the ones the gateway reads',
+  },
 );
 
 const commonFields = {
-  eventId: Type.String({ minLength: 1, maxLength: 255, description: 'Unique per event; a re-send of the same event reuses it' }),
+  eventId: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: 'Unique per event; a re-send of the same event reuses it',
+  }),
   transactionId: Type.String({ minLength: 1, maxLength: 255, description: "The processor's id of the transaction" }),
   status: Type.String({
     minLength: 1,
@@ -68,11 +83,17 @@ export type ThreeDsCallback = Static<typeof ThreeDsCallbackBody>;
 export const ReceivedResponse = Type.Object({
   received: Type.Literal(true),
   eventId: Type.String(),
-  duplicate: Type.Optional(Type.Literal(true, { description: 'This eventId was received before; nothing was done again' })),
+  duplicate: Type.Optional(
+    Type.Literal(true, { description: 'This eventId was received before; nothing was done again' }),
+  ),
 });
 
 export const TestReceivedResponse = Type.Object({
   received: Type.Literal(true),
-  eventId: Type.Union([Type.String(), Type.Null()], { description: 'The eventId member or parameter, when one was sent' }),
-  signatureValid: Type.Optional(Type.Boolean({ description: 'Present when X-Webhook-Signature was sent: whether it verified' })),
+  eventId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The eventId member or parameter, when one was sent',
+  }),
+  signatureValid: Type.Optional(
+    Type.Boolean({ description: 'Present when X-Webhook-Signature was sent: whether it verified' }),
+  ),
 });

@@ -12,7 +12,11 @@ const ALGORITHM_BY_LENGTH: Record<number, 'sha512' | 'sha256'> = { 128: 'sha512'
  * Checks a hex HMAC of `signed` (the raw body bytes) in either letter case. Pure and total:
  * any header value, however odd, yields a verdict and never throws.
  */
-export function checkSignature(secret: string, signed: string | Buffer, header: string | string[] | undefined): SignatureCheck {
+export function checkSignature(
+  secret: string,
+  signed: string | Buffer,
+  header: string | string[] | undefined,
+): SignatureCheck {
   // A repeated header is ambiguous: refuse it rather than pick one.
   if (Array.isArray(header)) return 'malformed';
   if (header === undefined || header === '') return 'missing';
@@ -23,7 +27,8 @@ export function checkSignature(secret: string, signed: string | Buffer, header: 
 
 const REASONS: Record<Exclude<SignatureCheck, 'valid'>, string> = {
   missing: 'The X-Webhook-Signature header is missing',
-  malformed: 'X-Webhook-Signature must be a hex HMAC-SHA512 (128 characters) or HMAC-SHA256 (64 characters) of the raw body',
+  malformed:
+    'X-Webhook-Signature must be a hex HMAC-SHA512 (128 characters) or HMAC-SHA256 (64 characters) of the raw body',
   mismatch: 'X-Webhook-Signature does not match the body',
 };
 

@@ -113,7 +113,8 @@ async function record(
 }
 
 function eventIdOf(payload: unknown): string | null {
-  const value = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>).eventId : undefined;
+  const value =
+    payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>).eventId : undefined;
   return typeof value === 'string' && value !== '' ? value.slice(0, 255) : null;
 }
 

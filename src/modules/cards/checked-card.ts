@@ -27,7 +27,8 @@ export function checkCard(source: TypedCard, now: Date): CheckedCard {
   if (!expiry) throw invalid('expiration', 'month must be 01-12');
   if (isExpired(expiry, now)) throw invalid('expiration', 'card has expired');
   const brand = cardBrand(source.number);
-  if (source.cvv.length !== cvvLength(brand)) throw invalid('cvv', `${brand} cards have a ${cvvLength(brand)}-digit CVV`);
+  if (source.cvv.length !== cvvLength(brand))
+    throw invalid('cvv', `${brand} cards have a ${cvvLength(brand)}-digit CVV`);
   return { number: source.number, cvv: source.cvv, holder: source.holder, brand, expiry };
 }
 

@@ -25,5 +25,10 @@ export async function mintCheckoutSession(ctx: DbContext, input: { scope: Mercha
     expires_at: expiresAt,
     created_at: now,
   });
-  return { token, paymentRequestId: request.id, expiresAt: expiresAt.toISOString(), ttlSeconds: CHECKOUT_TOKEN_TTL_SECONDS };
+  return {
+    token,
+    paymentRequestId: request.id,
+    expiresAt: expiresAt.toISOString(),
+    ttlSeconds: CHECKOUT_TOKEN_TTL_SECONDS,
+  };
 }

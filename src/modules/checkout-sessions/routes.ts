@@ -24,8 +24,12 @@ export function checkoutSessionRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const actor = requireMerchant(request);
       // The credential check already refuses tokens here; this keeps it true if the route config changes.
-      if (actor.kind !== 'api_key') throw new AppError('FORBIDDEN', 'A checkout session token cannot mint another token');
-      return mintCheckoutSession(ctx, { scope: merchantScopeOf(request), paymentRequestId: request.params.paymentRequestId });
+      if (actor.kind !== 'api_key')
+        throw new AppError('FORBIDDEN', 'A checkout session token cannot mint another token');
+      return mintCheckoutSession(ctx, {
+        scope: merchantScopeOf(request),
+        paymentRequestId: request.params.paymentRequestId,
+      });
     },
   );
 }

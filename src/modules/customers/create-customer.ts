@@ -7,7 +7,10 @@ export const memberIdTaken = (memberId: string | null | undefined) =>
   conflict(`memberId '${memberId}' is already used by another customer`, { field: 'memberId', value: memberId });
 
 /** Creates a customer of the caller's merchant and mode. The caller owns the transaction. */
-export async function createCustomer(ctx: DbContext, input: CreateCustomerInput & { scope: CustomerScope & { userId: number } }): Promise<Customer> {
+export async function createCustomer(
+  ctx: DbContext,
+  input: CreateCustomerInput & { scope: CustomerScope & { userId: number } },
+): Promise<Customer> {
   const { scope } = input;
   let id: number;
   try {

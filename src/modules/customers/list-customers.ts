@@ -5,7 +5,10 @@ import { findCustomer, findCustomers, type CustomerScope } from './repository.js
 import type { CustomerList, ListCustomersInput } from './schemas.js';
 
 /** A page of the merchant's customers, newest first (src/lib/pagination.ts). */
-export async function listCustomers(ctx: Pick<DbContext, 'db'>, input: { scope: CustomerScope; query: ListCustomersInput }): Promise<CustomerList> {
+export async function listCustomers(
+  ctx: Pick<DbContext, 'db'>,
+  input: { scope: CustomerScope; query: ListCustomersInput },
+): Promise<CustomerList> {
   const { query } = input;
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const rows = await findCustomers(ctx.db, input.scope, {

@@ -37,7 +37,13 @@ export async function insertCustomer(
 }
 
 /** Returns false when no customer of the scope has this id. */
-export async function updateCustomerRow(db: Db, scope: CustomerScope, id: number, changes: CustomerChanges, now: Date): Promise<boolean> {
+export async function updateCustomerRow(
+  db: Db,
+  scope: CustomerScope,
+  id: number,
+  changes: CustomerChanges,
+  now: Date,
+): Promise<boolean> {
   const row = await db
     .updateTable('customers')
     .set({ ...changes, updated_at: now })
@@ -77,7 +83,11 @@ function selectCustomers(db: Db, scope: CustomerScope) {
               .groupBy('pr.currency')
               .as('per_currency'),
           )
-          .select(sql<Record<string, number> | null>`jsonb_object_agg(per_currency.currency, per_currency.net)`.as('deposits'))
+          .select(
+            sql<Record<string, number> | null>`jsonb_object_agg(per_currency.currency, per_currency.net)`.as(
+              'deposits',
+            ),
+          )
           .as('totals'),
       (join) => join.onTrue(),
     )

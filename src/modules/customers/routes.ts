@@ -5,7 +5,14 @@ import { requireMerchant } from '../../http/credentials.js';
 import { createCustomer } from './create-customer.js';
 import { getCustomer, listCustomers } from './list-customers.js';
 import type { CustomerScope } from './repository.js';
-import { CreateCustomerBody, Customer, CustomerList, CustomerParams, ListCustomersQuery, UpdateCustomerBody } from './schemas.js';
+import {
+  CreateCustomerBody,
+  Customer,
+  CustomerList,
+  CustomerParams,
+  ListCustomersQuery,
+  UpdateCustomerBody,
+} from './schemas.js';
 import { updateCustomer } from './update-customer.js';
 
 const tags = ['Customers'];

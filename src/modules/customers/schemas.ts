@@ -13,7 +13,12 @@ import { Id, nullable } from '../../lib/schema.js';
 const name = Type.String({ minLength: 1, maxLength: 100, description: "The customer's name" });
 const email = Type.String({ format: 'email', maxLength: 100, description: "The customer's e-mail address" });
 const address = Type.String({ maxLength: 100, description: 'Postal address' });
-const phone = Type.String({ minLength: 10, maxLength: 14, pattern: '^\\d+$', description: 'Digits only, country code included' });
+const phone = Type.String({
+  minLength: 10,
+  maxLength: 14,
+  pattern: '^\\d+$',
+  description: 'Digits only, country code included',
+});
 const memberId = Type.String({
   minLength: 1,
   maxLength: 64,
@@ -48,8 +53,12 @@ export const CustomerParams = Type.Object({
 
 export const ListCustomersQuery = Type.Object({
   ...PageQuery,
-  email: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only customers with exactly this e-mail' })),
-  memberId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only the customer with this memberId' })),
+  email: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: 'Only customers with exactly this e-mail' }),
+  ),
+  memberId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'Only the customer with this memberId' }),
+  ),
 });
 export type ListCustomersInput = Static<typeof ListCustomersQuery>;
 
@@ -66,11 +75,11 @@ export const Customer = Type.Object({
   hasPaymentRequests: Type.Boolean({ description: 'Whether any payment request names this customer' }),
   totalDeposits: Type.Number({
     description:
-      'Net amount paid (paid minus refunded) over all of the customer\'s payment requests, in major units. ' +
+      "Net amount paid (paid minus refunded) over all of the customer's payment requests, in major units. " +
       'Amounts in different currencies are added at face value (no exchange rates); depositsByCurrency splits them.',
   }),
   depositsByCurrency: Type.Record(Type.String(), Type.Number(), {
-    description: 'Net amount paid per currency of the customer\'s payment requests, in major units of that currency',
+    description: "Net amount paid per currency of the customer's payment requests, in major units of that currency",
   }),
   createDate: Type.String({ format: 'date-time' }),
 });

@@ -1,7 +1,13 @@
 import { AppError, notFound } from '../../errors.js';
 import type { DbContext } from '../../context.js';
 import { memberIdTaken } from './create-customer.js';
-import { findCustomer, isMemberIdTaken, updateCustomerRow, type CustomerChanges, type CustomerScope } from './repository.js';
+import {
+  findCustomer,
+  isMemberIdTaken,
+  updateCustomerRow,
+  type CustomerChanges,
+  type CustomerScope,
+} from './repository.js';
 import { UPDATABLE_FIELDS, type Customer, type UpdateCustomerInput } from './schemas.js';
 
 /**
@@ -9,7 +15,10 @@ import { UPDATABLE_FIELDS, type Customer, type UpdateCustomerInput } from './sch
  * rather than treated as a no-op: it is almost always a client bug (a misspelt field name,
  * visible in X-Ignored-Fields). The caller owns the transaction.
  */
-export async function updateCustomer(ctx: DbContext, input: { scope: CustomerScope; id: number; changes: UpdateCustomerInput }): Promise<Customer> {
+export async function updateCustomer(
+  ctx: DbContext,
+  input: { scope: CustomerScope; id: number; changes: UpdateCustomerInput },
+): Promise<Customer> {
   const { scope, id } = input;
   const { memberId, ...rest } = input.changes;
   const changes: CustomerChanges = { ...rest, ...(memberId !== undefined ? { member_id: memberId } : {}) };

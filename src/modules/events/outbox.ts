@@ -17,8 +17,14 @@ export interface EventRow<T extends EventType> {
  * change it announces, so an event exists exactly when the change committed; delivery is separate).
  * With `from`, one event per row of that CTE; with no `type`, none (the event depends on the outcome).
  */
-export function insertEvent<T extends EventType, DB extends Database>(qc: QueryCreator<DB>, type: T | undefined, row: EventRow<T>, from?: FromCte) {
-  const value = (v: unknown) => (typeof v === 'object' && v !== null && 'toOperationNode' in v ? (v as Expression<unknown>) : sql.val(v));
+export function insertEvent<T extends EventType, DB extends Database>(
+  qc: QueryCreator<DB>,
+  type: T | undefined,
+  row: EventRow<T>,
+  from?: FromCte,
+) {
+  const value = (v: unknown) =>
+    typeof v === 'object' && v !== null && 'toOperationNode' in v ? (v as Expression<unknown>) : sql.val(v);
   const select = sql`select ${value(row.merchantId)}::bigint, ${value(row.livemode)}::boolean, ${sql.val(type ?? '')}::text,
     ${value(row.objectId)}::bigint, ${JSON.stringify(row.payload)}::jsonb, ${row.createdAt}::timestamptz${fromClause(from)}
     ${from?.where === undefined ? sql`where` : sql`and`} ${type !== undefined}`;

@@ -76,13 +76,25 @@ export async function tryClaim(db: Db, input: ClaimInput): Promise<{ recovery: R
     .returning(['recovery_payment_id', 'recovery_secret'])
     .executeTakeFirst();
   if (!row) return undefined;
-  return { recovery: row.recovery_payment_id === null ? null : { paymentId: row.recovery_payment_id, sealedCardToken: row.recovery_secret } };
+  return {
+    recovery:
+      row.recovery_payment_id === null
+        ? null
+        : { paymentId: row.recovery_payment_id, sealedCardToken: row.recovery_secret },
+  };
 }
 
 export async function findKey(db: Db, merchantId: number, key: string) {
   return db
     .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'request_method', 'request_path', 'response_status', 'response_content_type', 'response_body'])
+    .select([
+      'fingerprint',
+      'request_method',
+      'request_path',
+      'response_status',
+      'response_content_type',
+      'response_body',
+    ])
     .where('merchant_id', '=', merchantId)
     .where('key', '=', key)
     .executeTakeFirst();
@@ -136,11 +148,20 @@ export async function storeResponse(
         .where('merchant_id', '=', claim.merchantId)
         .where('expires_at', '<=', now)
         .where('key', 'in', (sub) =>
-          sub.selectFrom('idempotency_keys').select('key').where('merchant_id', '=', claim.merchantId).where('expires_at', '<=', now).limit(sweepBatch),
+          sub
+            .selectFrom('idempotency_keys')
+            .select('key')
+            .where('merchant_id', '=', claim.merchantId)
+            .where('expires_at', '<=', now)
+            .limit(sweepBatch),
         ),
     )
     .updateTable('idempotency_keys')
-    .set({ response_status: response.status, response_content_type: response.contentType, response_body: response.body })
+    .set({
+      response_status: response.status,
+      response_content_type: response.contentType,
+      response_body: response.body,
+    })
     .where('merchant_id', '=', claim.merchantId)
     .where('key', '=', claim.key)
     .where('claim_token', '=', claim.token)

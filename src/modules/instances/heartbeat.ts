@@ -21,7 +21,11 @@ export interface Heartbeat {
  * database (now()), never the application clock: every instance compares against the same clock,
  * and tests that move a manual clock do not make live instances look dead.
  */
-export async function startHeartbeat(db: Db, logger: FastifyBaseLogger, options: { soleInstance: boolean }): Promise<Heartbeat> {
+export async function startHeartbeat(
+  db: Db,
+  logger: FastifyBaseLogger,
+  options: { soleInstance: boolean },
+): Promise<Heartbeat> {
   const instanceId = `gwi_${randomBase62(16)}`;
   // An embedded store is opened by one process at a time (its lock file): every other instance it
   // remembers is dead already, and what they held is free now rather than after their lease.
@@ -34,7 +38,9 @@ export async function startHeartbeat(db: Db, logger: FastifyBaseLogger, options:
   const timer = setInterval(() => {
     beating = db
       .with('forgotten', (qb) =>
-        qb.deleteFrom('gateway_instances').where('seen_at', '<', sql<Date>`now() - make_interval(secs => ${FORGET_AFTER_SECONDS})`),
+        qb
+          .deleteFrom('gateway_instances')
+          .where('seen_at', '<', sql<Date>`now() - make_interval(secs => ${FORGET_AFTER_SECONDS})`),
       )
       .updateTable('gateway_instances')
       .set({ seen_at: sql<Date>`now()` })

@@ -19,9 +19,12 @@ export function normalizeEmail(email: string): string {
 export function validateMerchantInput(input: CreateMerchantInput): { email: string; name: string } {
   const email = normalizeEmail(input.email);
   const name = input.name.trim();
-  if (!EMAIL.test(email) || email.length > 100) throw invalidFormat('email', input.email, 'email must be a valid e-mail address of at most 100 characters');
+  if (!EMAIL.test(email) || email.length > 100)
+    throw invalidFormat('email', input.email, 'email must be a valid e-mail address of at most 100 characters');
   if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError('INVALID_FORMAT', `password must be at least ${MIN_PASSWORD_LENGTH} characters`, { details: { field: 'password', value: '[redacted]' } });
+    throw new AppError('INVALID_FORMAT', `password must be at least ${MIN_PASSWORD_LENGTH} characters`, {
+      details: { field: 'password', value: '[redacted]' },
+    });
   }
   if (name.length < 1 || name.length > 100) throw invalidFormat('name', input.name, 'name must be 1-100 characters');
   return { email, name };

@@ -13,5 +13,9 @@ export async function cancelPaymentRequest(ctx: DbContext, input: { scope: Merch
   if (!current) throw notFound(`payment request ${id}`);
   assertOpen(current, now, 'be canceled');
   // It was not open during the update but is open now (a failed payment attempt reopened it).
-  throw conflict(`Payment request ${id} changed while it was being canceled; retry`, { paymentRequestId: id }, { transient: true });
+  throw conflict(
+    `Payment request ${id} changed while it was being canceled; retry`,
+    { paymentRequestId: id },
+    { transient: true },
+  );
 }

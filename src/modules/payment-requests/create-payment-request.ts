@@ -9,16 +9,27 @@ import type { CreatePaymentRequestInput } from './schemas.js';
  * Creates an open payment request. The body's shape and bounds are already checked by its
  * schema; this checks what needs the currency, the clock or the database. Caller owns the transaction.
  */
-export async function createPaymentRequest(ctx: DbContext, input: CreatePaymentRequestInput & { scope: MerchantScope }) {
+export async function createPaymentRequest(
+  ctx: DbContext,
+  input: CreatePaymentRequestInput & { scope: MerchantScope },
+) {
   const { scope } = input;
   const currency = normalizeCurrency(input.currency);
   if (!currency) {
-    throw invalidFormat('currency', input.currency, `currency '${input.currency}' is not an active ISO 4217 currency code (e.g. EUR, USD, JPY)`);
+    throw invalidFormat(
+      'currency',
+      input.currency,
+      `currency '${input.currency}' is not an active ISO 4217 currency code (e.g. EUR, USD, JPY)`,
+    );
   }
   const amount = toMinor(input.amount, currency);
   if (amount === undefined) {
     const digits = minorUnit(currency);
-    throw invalidFormat('amount', input.amount, `amount must have at most ${digits} decimal${digits === 1 ? '' : 's'} for ${currency}`);
+    throw invalidFormat(
+      'amount',
+      input.amount,
+      `amount must have at most ${digits} decimal${digits === 1 ? '' : 's'} for ${currency}`,
+    );
   }
   const now = ctx.clock.now();
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;

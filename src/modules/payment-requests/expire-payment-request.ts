@@ -7,7 +7,10 @@ import { presentPaymentRequest } from './present.js';
 import { expireOpenPaymentRequest } from './repository.js';
 
 /** Written in the creating transaction, so every request with an expiry has exactly one job. */
-export async function scheduleExpiry(trx: Db, request: { id: number; merchant_id: number; expires_at: Date }): Promise<void> {
+export async function scheduleExpiry(
+  trx: Db,
+  request: { id: number; merchant_id: number; expires_at: Date },
+): Promise<void> {
   await enqueueJob(trx, 'payment_request.expire', {
     payload: { paymentRequestId: request.id, merchantId: request.merchant_id },
     runAt: request.expires_at,
@@ -20,7 +23,10 @@ export async function scheduleExpiry(trx: Db, request: { id: number; merchant_id
  * Marks the request expired if it is still open. Anything else (paid, canceled, already
  * expired, or a payment in progress) is final for this job: the conditional update does nothing.
  */
-export async function expirePaymentRequest(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>, input: JobPayloads['payment_request.expire']) {
+export async function expirePaymentRequest(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config'>,
+  input: JobPayloads['payment_request.expire'],
+) {
   const now = ctx.clock.now();
   return inTransaction(ctx, async (trx) => {
     const expired = await expireOpenPaymentRequest(trx.db, input.merchantId, input.paymentRequestId, now);

@@ -4,7 +4,10 @@ import { listPaymentRequests, type MerchantScope, type PaymentRequestFilter } fr
 import type { ListPaymentRequestsQuery } from './schemas.js';
 
 /** A page of the merchant's payment requests, newest first (src/lib/pagination.ts). */
-export async function listPaymentRequestPage(ctx: DbContext, input: { scope: MerchantScope; query: ListPaymentRequestsQuery }) {
+export async function listPaymentRequestPage(
+  ctx: DbContext,
+  input: { scope: MerchantScope; query: ListPaymentRequestsQuery },
+) {
   const { query } = input;
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const filter: PaymentRequestFilter = {

@@ -2,8 +2,18 @@ import type { DbContext } from '../../context.js';
 import { lockPaidTotals, setRefunded } from './repository.js';
 
 /** A refund of one of its payments succeeded (or is under way): the request carries the refunded total. Caller owns the transaction. */
-export async function recordRefundOnRequest(ctx: DbContext, input: { merchantId: number; paymentRequestId: number; amount: number }) {
+export async function recordRefundOnRequest(
+  ctx: DbContext,
+  input: { merchantId: number; paymentRequestId: number; amount: number },
+) {
   const request = await lockPaidTotals(ctx.db, input.merchantId, input.paymentRequestId);
   const refunded = request.amount_refunded + input.amount;
-  await setRefunded(ctx.db, input.merchantId, input.paymentRequestId, refunded >= request.amount_paid ? 'refunded' : 'partially_refunded', refunded, ctx.clock.now());
+  await setRefunded(
+    ctx.db,
+    input.merchantId,
+    input.paymentRequestId,
+    refunded >= request.amount_paid ? 'refunded' : 'partially_refunded',
+    refunded,
+    ctx.clock.now(),
+  );
 }

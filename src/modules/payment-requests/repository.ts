@@ -32,7 +32,13 @@ export interface PaymentRequestFilter {
 }
 
 /** Newest first. `now` decides which open requests have already expired. */
-export async function listPaymentRequests(db: Db, scope: MerchantScope, filter: PaymentRequestFilter, limit: number, now: Date) {
+export async function listPaymentRequests(
+  db: Db,
+  scope: MerchantScope,
+  filter: PaymentRequestFilter,
+  limit: number,
+  now: Date,
+) {
   let query = db
     .selectFrom('payment_requests')
     .selectAll()
@@ -111,7 +117,14 @@ export async function lockPaidTotals(db: Db, merchantId: number, id: number) {
 }
 
 /** paid/partially refunded → (partially) refunded with the new refunded total, through the state machine. */
-export async function setRefunded(db: Db, merchantId: number, id: number, to: 'refunded' | 'partially_refunded', refunded: number, now: Date) {
+export async function setRefunded(
+  db: Db,
+  merchantId: number,
+  id: number,
+  to: 'refunded' | 'partially_refunded',
+  refunded: number,
+  now: Date,
+) {
   return db
     .updateTable('payment_requests')
     .set({ amount_refunded: refunded, status: to, updated_at: now })

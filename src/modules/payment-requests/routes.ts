@@ -18,12 +18,18 @@ import {
 const tags = ['Payment requests'];
 
 export function paymentRequestRoutes(app: App, ctx: AppContext): void {
-  const present = (row: Parameters<typeof presentPaymentRequest>[0]) => presentPaymentRequest(row, ctx.clock.now(), ctx.config.checkoutUrl);
+  const present = (row: Parameters<typeof presentPaymentRequest>[0]) =>
+    presentPaymentRequest(row, ctx.clock.now(), ctx.config.checkoutUrl);
 
   app.post(
     '/payment-requests',
     {
-      schema: { summary: 'Create a payment request', tags, body: CreatePaymentRequestBody, response: { 200: PaymentRequestRecord } },
+      schema: {
+        summary: 'Create a payment request',
+        tags,
+        body: CreatePaymentRequestBody,
+        response: { 200: PaymentRequestRecord },
+      },
       config: { auth: 'api_key' },
     },
     async (request) => {
@@ -84,7 +90,12 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/payment-requests/:id/cancel',
     {
-      schema: { summary: 'Cancel an open payment request', tags, params: PaymentRequestIdParams, response: { 200: PaymentRequestRecord } },
+      schema: {
+        summary: 'Cancel an open payment request',
+        tags,
+        params: PaymentRequestIdParams,
+        response: { 200: PaymentRequestRecord },
+      },
       config: { auth: 'api_key' },
     },
     async (request) => {

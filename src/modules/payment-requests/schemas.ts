@@ -7,9 +7,17 @@ import { Id, nullable } from '../../lib/schema.js';
 export const MAX_AMOUNT = 999_999_999.99;
 export const MAX_METADATA_KEYS = 20;
 
-const PAYMENT_REQUEST_STATUSES = ['open', 'processing', 'authorized', 'paid', 'partially_refunded', 'refunded', 'canceled', 'expired'] as const;
+const PAYMENT_REQUEST_STATUSES = [
+  'open',
+  'processing',
+  'authorized',
+  'paid',
+  'partially_refunded',
+  'refunded',
+  'canceled',
+  'expired',
+] as const;
 export const PaymentRequestStatus = Type.Union(PAYMENT_REQUEST_STATUSES.map((s) => Type.Literal(s)));
-
 
 export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
   maxProperties: MAX_METADATA_KEYS,
@@ -23,12 +31,20 @@ export const CreatePaymentRequestBody = Type.Object({
     maximum: MAX_AMOUNT,
     description: "Major units (19.99 EUR), with no more decimals than the currency's minor unit (0 for JPY, 3 for KWD)",
   }),
-  currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code of an active currency; any case, answered upper-case' }),
+  currency: Type.String({
+    pattern: '^[A-Za-z]{3}$',
+    description: 'ISO 4217 code of an active currency; any case, answered upper-case',
+  }),
   reference: Type.String({ minLength: 1, maxLength: 100, description: 'Your own reference (order number)' }),
   customerId: Type.Optional(nullable(Id('A customer of yours, in the same mode as the key'))),
   description: Type.Optional(nullable(Type.String({ maxLength: 500 }))),
   expiresAt: Type.Optional(
-    nullable(Type.String({ format: 'date-time', description: 'ISO 8601 date-time in the future; the request then expires if still open' })),
+    nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'ISO 8601 date-time in the future; the request then expires if still open',
+      }),
+    ),
   ),
   metadata: Type.Optional(Metadata),
 });
@@ -48,7 +64,9 @@ export const PaymentRequestRecord = Type.Object({
   createDate: Type.String({ format: 'date-time' }),
   expiresAt: nullable(Type.String({ format: 'date-time' })),
   livemode: Type.Boolean(),
-  checkoutUrl: Type.String({ description: 'The hosted checkout page for this request; add a checkout session token as `token`' }),
+  checkoutUrl: Type.String({
+    description: 'The hosted checkout page for this request; add a checkout session token as `token`',
+  }),
 });
 export type PaymentRequestRecord = Static<typeof PaymentRequestRecord>;
 

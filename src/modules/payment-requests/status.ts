@@ -32,7 +32,11 @@ export function openAt(eb: ExpressionBuilder<Database, 'payment_requests'>, now:
 }
 
 /** SQL twin of effectiveStatus(row) === status. */
-export function hasEffectiveStatus(eb: ExpressionBuilder<Database, 'payment_requests'>, status: PaymentRequestStatus, now: Date) {
+export function hasEffectiveStatus(
+  eb: ExpressionBuilder<Database, 'payment_requests'>,
+  status: PaymentRequestStatus,
+  now: Date,
+) {
   if (status === 'open') return openAt(eb, now);
   if (status === 'expired') {
     return eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', now)])]);

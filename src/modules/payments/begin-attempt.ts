@@ -1,4 +1,4 @@
-import { AppError, conflict, invalidFormat, notFound } from '../../errors.js';
+import { type AppError, conflict, invalidFormat, notFound } from '../../errors.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { normalizeCurrency, toMinor } from '../../lib/money.js';
 import { vaultFields, type CheckedCard } from '../cards/index.js';
@@ -21,7 +21,11 @@ export interface StoredCard {
  * attempt got there first.
  */
 async function whyNotBegun(ctx: PaymentContext, input: CardPaymentInput, now: Date): Promise<AppError> {
-  const request = await findPaymentRequest(ctx.db, { merchantId: input.merchantId, livemode: false }, input.paymentRequestId);
+  const request = await findPaymentRequest(
+    ctx.db,
+    { merchantId: input.merchantId, livemode: false },
+    input.paymentRequestId,
+  );
   if (!request) return notFound('payment request');
   try {
     assertOpen(request, now, 'be paid');
@@ -29,11 +33,18 @@ async function whyNotBegun(ctx: PaymentContext, input: CardPaymentInput, now: Da
     return error as AppError;
   }
   if (input.expected) {
-    if (input.expected.unit.toUpperCase() === request.currency && toMinor(input.expected.amount, request.currency) !== request.amount) {
+    if (
+      input.expected.unit.toUpperCase() === request.currency &&
+      toMinor(input.expected.amount, request.currency) !== request.amount
+    ) {
       return invalidFormat('amount', input.expected.amount, 'amount must equal the payment request amount');
     }
     if (input.expected.unit.toUpperCase() !== request.currency) {
-      return invalidFormat('unit', input.expected.unit, `unit must equal the payment request currency ${request.currency}`);
+      return invalidFormat(
+        'unit',
+        input.expected.unit,
+        `unit must equal the payment request currency ${request.currency}`,
+      );
     }
   }
   return alreadyInProgress();
@@ -53,7 +64,12 @@ function expectedMinor(expected: { amount: number; unit: string }): { minor: num
  */
 export async function beginAttempt(
   ctx: PaymentContext,
-  input: { payment: CardPaymentInput; stored: StoredCard; newCard: CheckedCard | undefined; processor: string | undefined },
+  input: {
+    payment: CardPaymentInput;
+    stored: StoredCard;
+    newCard: CheckedCard | undefined;
+    processor: string | undefined;
+  },
 ): Promise<{ payment: PaymentRow; card: CardRow }> {
   const { stored, newCard } = input;
   const now = ctx.clock.now();

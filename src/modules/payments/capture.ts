@@ -15,13 +15,17 @@ export async function capturePayment(ctx: PaymentContext, input: FollowUp): Prom
   const payment = await findPayment(ctx.db, scope, paymentId);
   if (!payment) throw notFound('payment');
   if (payment.status === 'succeeded') return payment;
-  if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be captured; this one is ${payment.status}`, { status: payment.status });
+  if (payment.status !== 'authorized')
+    throw conflict(`Only an authorized payment can be captured; this one is ${payment.status}`, {
+      status: payment.status,
+    });
   const processor = ctx.processors.get(payment.processor)!;
   try {
     await processor.capture(payment.processor_payment_id!, payment.amount);
   } catch (error) {
     // 409: a concurrent capture (the scheduled job, a retry) got there first; the state below tells.
-    if (!(error instanceof ProcessorCallError && error.status === 409)) throw processorFailed('capture', payment.id, error);
+    if (!(error instanceof ProcessorCallError && error.status === 409))
+      throw processorFailed('capture', payment.id, error);
   }
   return (await finish(ctx, payment, 'succeeded')) ?? reread(ctx, input);
 }
@@ -32,7 +36,10 @@ export async function cancelPayment(ctx: PaymentContext, input: FollowUp): Promi
   const payment = await findPayment(ctx.db, scope, paymentId);
   if (!payment) throw notFound('payment');
   if (payment.status === 'canceled') return payment;
-  if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be canceled; this one is ${payment.status}`, { status: payment.status });
+  if (payment.status !== 'authorized')
+    throw conflict(`Only an authorized payment can be canceled; this one is ${payment.status}`, {
+      status: payment.status,
+    });
   try {
     await ctx.processors.get(payment.processor)!.void(payment.processor_payment_id!);
   } catch (error) {
@@ -41,20 +48,32 @@ export async function cancelPayment(ctx: PaymentContext, input: FollowUp): Promi
   const updated = await finish(ctx, payment, 'canceled');
   if (updated) return updated;
   const current = await reread(ctx, input);
-  if (current.status !== 'canceled') throw conflict(`The payment was ${current.status} before it could be canceled`, { status: current.status });
+  if (current.status !== 'canceled')
+    throw conflict(`The payment was ${current.status} before it could be canceled`, { status: current.status });
   return current;
 }
 
 /** The payment is unchanged; the merchant may retry the same call. */
 function processorFailed(action: string, paymentId: number, error: unknown): AppError {
-  return new AppError('PROCESSOR_UNAVAILABLE', `The processor could not ${action} the payment; it is unchanged and the call can be retried`, {
-    details: { reason: (error as Error).message },
-    extensions: { paymentId },
-  });
+  return new AppError(
+    'PROCESSOR_UNAVAILABLE',
+    `The processor could not ${action} the payment; it is unchanged and the call can be retried`,
+    {
+      details: { reason: (error as Error).message },
+      extensions: { paymentId },
+    },
+  );
 }
 
-async function finish(ctx: PaymentContext, payment: PaymentRow, to: 'succeeded' | 'canceled'): Promise<PaymentRow | undefined> {
-  return transition(ctx.db, ctx.clock.now(), payment, to, { ...(to === 'succeeded' ? { amount_captured: payment.amount } : {}), capture_at: null });
+async function finish(
+  ctx: PaymentContext,
+  payment: PaymentRow,
+  to: 'succeeded' | 'canceled',
+): Promise<PaymentRow | undefined> {
+  return transition(ctx.db, ctx.clock.now(), payment, to, {
+    ...(to === 'succeeded' ? { amount_captured: payment.amount } : {}),
+    capture_at: null,
+  });
 }
 
 async function reread(ctx: PaymentContext, input: FollowUp): Promise<PaymentRow> {

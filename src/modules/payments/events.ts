@@ -22,4 +22,5 @@ declare module '../events/catalog.js' {
   }
 }
 
-export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.requires_action' | 'payment.authorized' | 'payment.canceled';
+export type PaymentEventType =
+  'payment.succeeded' | 'payment.failed' | 'payment.requires_action' | 'payment.authorized' | 'payment.canceled';

@@ -19,12 +19,20 @@ export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger 
   return [
     async () => {
       const now = ctx.clock.now();
-      const stale = await claimStalePending(ctx.db, now, new Date(now.getTime() - RECONCILE_AFTER_SECONDS * 1000), RECONCILE_BATCH);
+      const stale = await claimStalePending(
+        ctx.db,
+        now,
+        new Date(now.getTime() - RECONCILE_AFTER_SECONDS * 1000),
+        RECONCILE_BATCH,
+      );
       for (const payment of stale) {
         try {
           await reconcile(ctx, payment);
         } catch (error) {
-          ctx.logger.warn({ paymentId: payment.id, err: { message: (error as Error).message } }, 'reconciliation failed; retried later');
+          ctx.logger.warn(
+            { paymentId: payment.id, err: { message: (error as Error).message } },
+            'reconciliation failed; retried later',
+          );
         }
       }
       return stale.length;
@@ -53,7 +61,11 @@ export async function reconcile(ctx: PaymentContext, payment: PaymentRow): Promi
     // The processor never received the authorization: nothing was charged, the payer may retry.
     settlement = { kind: 'failed', processorPaymentId: null, failureCode: 'processor_unreachable' };
   } else if (status.status === 'approved' || status.status === 'captured') {
-    settlement = { kind: 'approved', processorPaymentId: status.processorPaymentId, captured: status.status === 'captured' };
+    settlement = {
+      kind: 'approved',
+      processorPaymentId: status.processorPaymentId,
+      captured: status.status === 'captured',
+    };
   } else if (status.status === 'declined') {
     settlement = {
       kind: 'declined',

@@ -18,7 +18,8 @@ export function paymentCallbackHandlers(ctx: Pick<AppContext, 'clock' | 'logger'
       ctx.logger.warn({ eventId: event.body.eventId, source: event.source }, 'callback names no payment of ours');
       return;
     }
-    const settlement = event.source === '3ds' ? threeDsSettlement(event, payment) : processorSettlement(ctx.processors, event, payment);
+    const settlement =
+      event.source === '3ds' ? threeDsSettlement(event, payment) : processorSettlement(ctx.processors, event, payment);
     if (!settlement) return;
     await settlePayment({ db: trx, clock: ctx.clock }, { payment, settlement });
   };
@@ -33,7 +34,11 @@ async function paymentFor(trx: Db, event: CallbackEvent): Promise<PaymentRow | u
 }
 
 /** A processor's outcome callback, read by that processor's own parseCallback. */
-function processorSettlement(processors: ProcessorRegistry, event: CallbackEvent, payment: PaymentRow): Settlement | undefined {
+function processorSettlement(
+  processors: ProcessorRegistry,
+  event: CallbackEvent,
+  payment: PaymentRow,
+): Settlement | undefined {
   const processor = processors.get(payment.processor);
   if (!processor) return undefined;
   const parsed = processor.parseCallback(event.body);
@@ -43,10 +48,17 @@ function processorSettlement(processors: ProcessorRegistry, event: CallbackEvent
       return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
     case 'failed':
       return parsed.declineCode
-        ? { kind: 'declined', processorPaymentId, declineCode: parsed.declineCode, declineReason: parsed.declineReason ?? 'declined' }
+        ? {
+            kind: 'declined',
+            processorPaymentId,
+            declineCode: parsed.declineCode,
+            declineReason: parsed.declineReason ?? 'declined',
+          }
         : { kind: 'failed', processorPaymentId, failureCode: 'processor_failed', declineReason: parsed.declineReason };
     case 'requires_action':
-      return parsed.challengeUrl ? { kind: 'challenge', processorPaymentId, challengeUrl: parsed.challengeUrl } : undefined;
+      return parsed.challengeUrl
+        ? { kind: 'challenge', processorPaymentId, challengeUrl: parsed.challengeUrl }
+        : undefined;
     case 'pending':
       return { kind: 'pending', processorPaymentId };
     default:
@@ -56,15 +68,25 @@ function processorSettlement(processors: ProcessorRegistry, event: CallbackEvent
 }
 
 /** The 3-D Secure result carries the final outcome of the challenged authorization. */
-function threeDsSettlement(event: Extract<CallbackEvent, { source: '3ds' }>, payment: PaymentRow): Settlement | undefined {
+function threeDsSettlement(
+  event: Extract<CallbackEvent, { source: '3ds' }>,
+  payment: PaymentRow,
+): Settlement | undefined {
   const body = event.body;
   const data = (body.providerData ?? {}) as Record<string, unknown>;
   const processorPaymentId = body.transactionId;
   const declineCode = typeof data.declineCode === 'string' ? data.declineCode : undefined;
   const declineReason = typeof data.declineReason === 'string' ? data.declineReason : undefined;
   const authenticated = body.threeDsResult === 'Y' || body.threeDsResult === 'A';
-  if (authenticated && body.status === 'success') return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
-  if (declineCode) return { kind: 'declined', processorPaymentId, declineCode, declineReason: declineReason ?? 'declined' };
+  if (authenticated && body.status === 'success')
+    return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
+  if (declineCode)
+    return { kind: 'declined', processorPaymentId, declineCode, declineReason: declineReason ?? 'declined' };
   if (body.status === 'pending') return undefined;
-  return { kind: 'failed', processorPaymentId, failureCode: 'threeds_failed', declineReason: `3-D Secure result ${body.threeDsResult}` };
+  return {
+    kind: 'failed',
+    processorPaymentId,
+    failureCode: 'threeds_failed',
+    declineReason: `3-D Secure result ${body.threeDsResult}`,
+  };
 }

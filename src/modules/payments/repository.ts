@@ -64,7 +64,19 @@ export async function findUsableCard(db: Db, merchantId: number, tokenHash: stri
 }
 
 /** The vaulted columns of a card a submission stores. */
-export type VaultedCard = Pick<CardRow, 'token_hash' | 'pan_ciphertext' | 'key_id' | 'fingerprint' | 'brand' | 'bin' | 'last4' | 'exp_month' | 'exp_year' | 'holder_name'>;
+export type VaultedCard = Pick<
+  CardRow,
+  | 'token_hash'
+  | 'pan_ciphertext'
+  | 'key_id'
+  | 'fingerprint'
+  | 'brand'
+  | 'bin'
+  | 'last4'
+  | 'exp_month'
+  | 'exp_year'
+  | 'holder_name'
+>;
 
 export interface NewAttempt {
   merchantId: number;
@@ -164,7 +176,13 @@ const EVENT_FOR: Partial<Record<PaymentStatus, PaymentEventType>> = {
  * event, and the scheduled capture of a delayed-capture authorization. Every update is conditional
  * on the state machine's legal sources; when the payment's own update does not apply, nothing does.
  */
-export async function transition(db: Db, now: Date, payment: PaymentRow, to: PaymentStatus, patch: PaymentPatch): Promise<PaymentRow | undefined> {
+export async function transition(
+  db: Db,
+  now: Date,
+  payment: PaymentRow,
+  to: PaymentStatus,
+  patch: PaymentPatch,
+): Promise<PaymentRow | undefined> {
   const next: PaymentRow = { ...payment, ...patch, status: to, updated_at: now };
   const requestTo = requestStatusFor(to);
   const approved = to === 'succeeded' || to === 'authorized';
@@ -181,7 +199,11 @@ export async function transition(db: Db, now: Date, payment: PaymentRow, to: Pay
     .with('request', (qb) =>
       qb
         .updateTable('payment_requests')
-        .set({ status: requestTo, updated_at: now, ...(to === 'succeeded' ? { amount_paid: next.amount_captured } : {}) })
+        .set({
+          status: requestTo,
+          updated_at: now,
+          ...(to === 'succeeded' ? { amount_paid: next.amount_captured } : {}),
+        })
         .where('id', '=', (eb) => eb.selectFrom('pay').select('payment_request_id'))
         .where('merchant_id', '=', payment.merchant_id)
         .where('status', 'in', requestSourcesFor(requestTo))
@@ -200,7 +222,13 @@ export async function transition(db: Db, now: Date, payment: PaymentRow, to: Pay
       insertEvent(
         qb,
         EVENT_FOR[to],
-        { merchantId: sql`pay.merchant_id`, livemode: sql`pay.livemode`, objectId: sql`pay.id`, payload: paymentView(next, undefined), createdAt: now },
+        {
+          merchantId: sql`pay.merchant_id`,
+          livemode: sql`pay.livemode`,
+          objectId: sql`pay.id`,
+          payload: paymentView(next, undefined),
+          createdAt: now,
+        },
         { cte: 'pay' },
       ).returning('id'),
     )
@@ -220,7 +248,7 @@ export async function transition(db: Db, now: Date, payment: PaymentRow, to: Pay
     .selectFrom('pay')
     .selectAll()
     .executeTakeFirst();
-  return row as PaymentRow | undefined;
+  return row;
 }
 
 /**
@@ -248,7 +276,11 @@ export async function claimStalePending(db: Db, now: Date, cutoff: Date, limit: 
 }
 
 /** The payment a callback names, locked: by our reference (pay_<id>) if it matches, else by the processor's transaction id. */
-export async function lockPaymentForCallback(db: Db, ourId: number | undefined, transactionId: string): Promise<PaymentRow | undefined> {
+export async function lockPaymentForCallback(
+  db: Db,
+  ourId: number | undefined,
+  transactionId: string,
+): Promise<PaymentRow | undefined> {
   const query = db.selectFrom('payments').selectAll().forUpdate();
   const found = ourId !== undefined ? await query.where('id', '=', ourId).executeTakeFirst() : undefined;
   if (found && (found.processor_payment_id === null || found.processor_payment_id === transactionId)) return found;
@@ -256,7 +288,13 @@ export async function lockPaymentForCallback(db: Db, ourId: number | undefined, 
 }
 
 /** Reserves `amount` of the captured, unrefunded total; false when it would exceed what was captured. */
-export async function reserveRefund(db: Db, scope: Scope, paymentId: number, amount: number, now: Date): Promise<boolean> {
+export async function reserveRefund(
+  db: Db,
+  scope: Scope,
+  paymentId: number,
+  amount: number,
+  now: Date,
+): Promise<boolean> {
   const reserved = await db
     .updateTable('payments')
     .set({ amount_refunded: sql`amount_refunded + ${amount}`, updated_at: now })
@@ -269,7 +307,11 @@ export async function reserveRefund(db: Db, scope: Scope, paymentId: number, amo
 }
 
 export async function releaseRefund(db: Db, paymentId: number, amount: number, now: Date): Promise<void> {
-  await db.updateTable('payments').set({ amount_refunded: sql`amount_refunded - ${amount}`, updated_at: now }).where('id', '=', paymentId).execute();
+  await db
+    .updateTable('payments')
+    .set({ amount_refunded: sql`amount_refunded - ${amount}`, updated_at: now })
+    .where('id', '=', paymentId)
+    .execute();
 }
 
 export async function insertRefund(
@@ -294,7 +336,13 @@ export async function insertRefund(
     .executeTakeFirstOrThrow();
 }
 
-export async function finishRefund(db: Db, refundId: number, status: 'succeeded' | 'pending' | 'failed', processorRefundId: string | null, now: Date) {
+export async function finishRefund(
+  db: Db,
+  refundId: number,
+  status: 'succeeded' | 'pending' | 'failed',
+  processorRefundId: string | null,
+  now: Date,
+) {
   return db
     .updateTable('refunds')
     .set({ status, processor_refund_id: processorRefundId, updated_at: now })

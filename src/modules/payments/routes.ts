@@ -45,12 +45,14 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
         body: H2hBody,
         response: { 200: Payment },
       },
-      validatorCompiler: ({ schema, httpPart }) => (httpPart === 'body' ? h2hValidator : validatorCompiler({ schema, httpPart })),
+      validatorCompiler: ({ schema, httpPart }) =>
+        httpPart === 'body' ? h2hValidator : validatorCompiler({ schema, httpPart }),
       config: SUBMISSION,
     },
     async (request) => {
-      if ('upiId' in request.body) throw new AppError('INSUFFICIENT_PERMISSIONS', 'UPI payments are not enabled on this gateway yet');
-      const body = request.body as H2hCard | H2hToken;
+      if ('upiId' in request.body)
+        throw new AppError('INSUFFICIENT_PERMISSIONS', 'UPI payments are not enabled on this gateway yet');
+      const body = request.body;
       const source: CardPaymentInput['source'] =
         'number' in body && body.number !== undefined
           ? { kind: 'card', number: body.number, expiration: body.expiration, cvv: body.cvv, holder: body.name }
@@ -82,13 +84,19 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
         config: SUBMISSION,
       },
       async (request) => {
-        const body = request.body as ProcessorCard;
+        const body = request.body;
         return respond(
           await submitCardPayment(ctx, {
             ...submissionInput(request, body),
             processor,
             failover: false,
-            source: { kind: 'card', number: body.number, expiration: body.expiration, cvv: body.cvv, holder: body.name },
+            source: {
+              kind: 'card',
+              number: body.number,
+              expiration: body.expiration,
+              cvv: body.cvv,
+              holder: body.name,
+            },
             captureDelayHours: body.captureDelayHours ?? 0,
           }),
         );
@@ -98,7 +106,10 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     '/payments/:paymentId',
-    { schema: { summary: 'Read a payment', tags: TAGS, params: PaymentIdParams, response: { 200: Payment } }, config: { auth: 'api_key' } },
+    {
+      schema: { summary: 'Read a payment', tags: TAGS, params: PaymentIdParams, response: { 200: Payment } },
+      config: { auth: 'api_key' },
+    },
     async (request) => {
       const scope = scopeOf(request);
       const payment = await findPayment(ctx.db, scope, request.params.paymentId);
@@ -110,7 +121,12 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/payments',
     {
-      schema: { summary: 'List the payment attempts of a payment request, newest first', tags: TAGS, querystring: PaymentListQuery, response: { 200: PaymentList } },
+      schema: {
+        summary: 'List the payment attempts of a payment request, newest first',
+        tags: TAGS,
+        querystring: PaymentListQuery,
+        response: { 200: PaymentList },
+      },
       config: { auth: 'api_key' },
     },
     async (request) => {
@@ -123,23 +139,40 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
   const followUp = (path: string, summary: string, action: typeof capturePayment) =>
     app.post(
       path,
-      { schema: { summary, tags: TAGS, params: PaymentIdParams, response: { 200: Payment } }, config: { auth: 'api_key', paymentSubmission: true } },
+      {
+        schema: { summary, tags: TAGS, params: PaymentIdParams, response: { 200: Payment } },
+        config: { auth: 'api_key', paymentSubmission: true },
+      },
       async (request) => {
         const payment = await action(ctx, { scope: scopeOf(request), paymentId: request.params.paymentId });
         return paymentView(payment, await findCard(ctx.db, payment.card_id));
       },
     );
-  followUp('/payments/:paymentId/capture', 'Capture an authorized payment now (instead of at its scheduled time)', capturePayment);
+  followUp(
+    '/payments/:paymentId/capture',
+    'Capture an authorized payment now (instead of at its scheduled time)',
+    capturePayment,
+  );
   followUp('/payments/:paymentId/cancel', 'Void an authorized payment', cancelPayment);
 
   app.post(
     '/payments/:paymentId/refunds',
     {
-      schema: { summary: 'Refund a captured payment, fully or partly', tags: TAGS, params: PaymentIdParams, body: RefundBody, response: { 200: Refund } },
+      schema: {
+        summary: 'Refund a captured payment, fully or partly',
+        tags: TAGS,
+        params: PaymentIdParams,
+        body: RefundBody,
+        response: { 200: Refund },
+      },
       config: { auth: 'api_key', paymentSubmission: true },
     },
     async (request) => {
-      const refund = await refundPayment(ctx, { ...request.body, scope: scopeOf(request), paymentId: request.params.paymentId });
+      const refund = await refundPayment(ctx, {
+        ...request.body,
+        scope: scopeOf(request),
+        paymentId: request.params.paymentId,
+      });
       return {
         refundId: refund.id,
         paymentId: refund.payment_id,
@@ -153,7 +186,20 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
   );
 }
 
-type PayerFields = Pick<H2hCard, 'name' | 'email' | 'phoneNumber' | 'address' | 'city' | 'state' | 'postalCode' | 'country' | 'is3ds' | 'isSandbox' | 'ipAddress'> &
+type PayerFields = Pick<
+  H2hCard,
+  | 'name'
+  | 'email'
+  | 'phoneNumber'
+  | 'address'
+  | 'city'
+  | 'state'
+  | 'postalCode'
+  | 'country'
+  | 'is3ds'
+  | 'isSandbox'
+  | 'ipAddress'
+> &
   Partial<Pick<H2hCard, 'referenceId' | 'notifyUrl' | 'successUrl' | 'failureUrl' | 'originDomain' | 'browserInfo'>>;
 
 /** What every submission path shares: caller, payer, options, sandbox test controls. */
@@ -194,7 +240,11 @@ function submissionInput(request: FastifyRequest, body: PayerFields) {
     },
     testHeaders,
     recoveryPoint: request.idempotencyClaim
-      ? { key: request.idempotencyClaim.key, token: request.idempotencyClaim.token, resume: request.idempotencyClaim.recovery }
+      ? {
+          key: request.idempotencyClaim.key,
+          token: request.idempotencyClaim.token,
+          resume: request.idempotencyClaim.recovery,
+        }
       : undefined,
   };
 }
@@ -210,10 +260,14 @@ function respond(result: CardPaymentResult) {
         extensions,
       });
     }
-    throw new AppError('PROCESSOR_UNAVAILABLE', 'The processor could not process the payment; the payer may try again', {
-      details: { reason: payment.failure_code },
-      extensions,
-    });
+    throw new AppError(
+      'PROCESSOR_UNAVAILABLE',
+      'The processor could not process the payment; the payer may try again',
+      {
+        details: { reason: payment.failure_code },
+        extensions,
+      },
+    );
   }
   return paymentView(payment, card, cardToken);
 }
@@ -233,15 +287,24 @@ const VARIANTS: Array<[string, ValidateFunction]> = [
 const h2hValidator = Object.assign(
   (data: unknown) => {
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-      h2hValidator.errors = [{ keyword: 'type', instancePath: '', schemaPath: '#', params: { type: 'object' }, message: 'must be object' }];
+      h2hValidator.errors = [
+        { keyword: 'type', instancePath: '', schemaPath: '#', params: { type: 'object' }, message: 'must be object' },
+      ];
       return false;
     }
     const present = VARIANTS.filter(([field]) => (data as Record<string, unknown>)[field] !== undefined);
     if (present.length !== 1) {
       return {
-        error: new AppError('VALIDATION_ERROR', 'Send exactly one of number (card), token (stored card) or upiId (UPI)', {
-          details: { missingFields: present.length === 0 ? ['number | token | upiId'] : [], conflictingFields: present.map(([f]) => f) },
-        }),
+        error: new AppError(
+          'VALIDATION_ERROR',
+          'Send exactly one of number (card), token (stored card) or upiId (UPI)',
+          {
+            details: {
+              missingFields: present.length === 0 ? ['number | token | upiId'] : [],
+              conflictingFields: present.map(([f]) => f),
+            },
+          },
+        ),
       };
     }
     const validate = present[0][1];

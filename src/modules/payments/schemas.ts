@@ -7,7 +7,12 @@ const url = (description: string) => nullable(Type.String({ maxLength: 2048, des
 const Payer = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
   email: Type.String({ format: 'email', maxLength: 100 }),
-  phoneNumber: Type.String({ minLength: 10, maxLength: 14, pattern: '^\\d+$', description: 'Digits only, with country code' }),
+  phoneNumber: Type.String({
+    minLength: 10,
+    maxLength: 14,
+    pattern: '^\\d+$',
+    description: 'Digits only, with country code',
+  }),
   address: Type.String({ minLength: 1, maxLength: 100 }),
   city: Type.String({ minLength: 1, maxLength: 50 }),
   state: Type.String({ minLength: 1 }),
@@ -16,7 +21,11 @@ const Payer = {
 };
 
 const Card = {
-  number: Type.String({ minLength: 8, maxLength: 19, description: 'Card number (PAN); never stored in clear or shown again' }),
+  number: Type.String({
+    minLength: 8,
+    maxLength: 19,
+    description: 'Card number (PAN); never stored in clear or shown again',
+  }),
   expiration: Type.String({ minLength: 1, pattern: '^\\d{2}\\/\\d{2}$', description: 'MM/YY' }),
   cvv: Type.String({ minLength: 3, maxLength: 4, pattern: '^\\d+$', description: 'Never stored or logged' }),
 };
@@ -43,7 +52,9 @@ export const WalletData = Type.Object({
 
 const Common = {
   is3ds: Type.Optional(Type.Boolean({ description: 'Force a 3-D Secure challenge' })),
-  isSandbox: Type.Optional(Type.Boolean({ description: 'The API key decides the mode; true with a live key is rejected' })),
+  isSandbox: Type.Optional(
+    Type.Boolean({ description: 'The API key decides the mode; true with a live key is rejected' }),
+  ),
   ipAddress: Type.Optional(nullable(Type.String({ maxLength: 64 }))),
 };
 
@@ -57,21 +68,44 @@ const Notification = {
 
 const Amount = {
   amount: Type.Number({ minimum: 0, description: 'Must equal the payment request amount (major units)' }),
-  unit: Type.String({ minLength: 1, maxLength: 20, description: 'Currency code; must equal the payment request currency' }),
+  unit: Type.String({
+    minLength: 1,
+    maxLength: 20,
+    description: 'Currency code; must equal the payment request currency',
+  }),
 };
 
 const Capture = {
-  captureDelayHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 7, description: '0 = capture now; 1-7 = authorize now, capture later' })),
+  captureDelayHours: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 7, description: '0 = capture now; 1-7 = authorize now, capture later' }),
+  ),
 };
 
-const object = <P extends TProperties>(properties: P, description: string): TObject<P> => Type.Object(properties, { description });
+const object = <P extends TProperties>(properties: P, description: string): TObject<P> =>
+  Type.Object(properties, { description });
 
 export const H2hCardBody = object(
-  { ...Payer, ...Card, ...Amount, ...Capture, browserInfo: Type.Optional(BrowserInfo), wallet: Type.Optional(WalletData), ...Common, ...Notification },
+  {
+    ...Payer,
+    ...Card,
+    ...Amount,
+    ...Capture,
+    browserInfo: Type.Optional(BrowserInfo),
+    wallet: Type.Optional(WalletData),
+    ...Common,
+    ...Notification,
+  },
   'Host-to-host card',
 );
 export const H2hTokenBody = object(
-  { ...Payer, token: Type.String({ minLength: 1, maxLength: 255, description: 'cardToken of an earlier approved payment' }), ...Amount, browserInfo: Type.Optional(BrowserInfo), ...Common, ...Notification },
+  {
+    ...Payer,
+    token: Type.String({ minLength: 1, maxLength: 255, description: 'cardToken of an earlier approved payment' }),
+    ...Amount,
+    browserInfo: Type.Optional(BrowserInfo),
+    ...Common,
+    ...Notification,
+  },
   'Host-to-host stored token',
 );
 export const H2hUpiBody = object(
@@ -79,7 +113,14 @@ export const H2hUpiBody = object(
   'Host-to-host UPI',
 );
 export const ProcessorCardBody = object(
-  { ...Payer, ...Card, ...Capture, browserInfo: Type.Optional(BrowserInfo), wallet: Type.Optional(WalletData), ...Common },
+  {
+    ...Payer,
+    ...Card,
+    ...Capture,
+    browserInfo: Type.Optional(BrowserInfo),
+    wallet: Type.Optional(WalletData),
+    ...Common,
+  },
   'Card per processor (no amount, unit or referenceId: the payment request decides)',
 );
 
@@ -97,9 +138,13 @@ export const Payment = Type.Object({
   paymentId: Type.Integer(),
   transactionId: Type.Union([Type.String(), Type.Null()], { description: 'The processor’s id for this payment' }),
   paymentRequestId: Type.Integer(),
-  status: Type.Union(['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s))),
+  status: Type.Union(
+    ['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s)),
+  ),
   challengeRequired: Type.Boolean(),
-  redirectUrl: Type.Union([Type.String(), Type.Null()], { description: '3-D Secure challenge page to send the payer to' }),
+  redirectUrl: Type.Union([Type.String(), Type.Null()], {
+    description: '3-D Secure challenge page to send the payer to',
+  }),
   amount: Type.Number(),
   currency: Type.String(),
   amountCaptured: Type.Number(),
@@ -110,7 +155,9 @@ export const Payment = Type.Object({
     Type.Object({ brand: Type.String(), bin: Type.String(), last4: Type.String(), expiration: Type.String() }),
     Type.Null(),
   ]),
-  cardToken: Type.Union([Type.String(), Type.Null()], { description: 'Reusable token for the h2h token variant (approved card payments)' }),
+  cardToken: Type.Union([Type.String(), Type.Null()], {
+    description: 'Reusable token for the h2h token variant (approved card payments)',
+  }),
   captureDelayHours: Type.Integer(),
   captureAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   declineCode: Type.Union([Type.String(), Type.Null()]),
@@ -121,7 +168,9 @@ export const Payment = Type.Object({
 export type PaymentView = Static<typeof Payment>;
 
 export const RefundBody = Type.Object({
-  amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Major units; default: everything not yet refunded' })),
+  amount: Type.Optional(
+    Type.Number({ exclusiveMinimum: 0, description: 'Major units; default: everything not yet refunded' }),
+  ),
   reason: Type.Optional(Type.String({ maxLength: 500 })),
 });
 

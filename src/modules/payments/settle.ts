@@ -7,7 +7,10 @@ import type { Settlement } from './types.js';
  * updated payment, or undefined when the outcome is stale (the payment already moved on): callbacks,
  * answers and status queries may race, and the first wins.
  */
-export async function settlePayment(ctx: DbContext, input: { payment: PaymentRow; settlement: Settlement }): Promise<PaymentRow | undefined> {
+export async function settlePayment(
+  ctx: DbContext,
+  input: { payment: PaymentRow; settlement: Settlement },
+): Promise<PaymentRow | undefined> {
   const { payment, settlement } = input;
   const { db } = ctx;
   const now = ctx.clock.now();
@@ -22,7 +25,10 @@ export async function settlePayment(ctx: DbContext, input: { payment: PaymentRow
             processor_payment_id: processorPaymentId,
             capture_at: new Date(now.getTime() + payment.capture_delay_hours * 3600_000),
           })
-        : transition(db, now, payment, 'succeeded', { processor_payment_id: processorPaymentId, amount_captured: payment.amount });
+        : transition(db, now, payment, 'succeeded', {
+            processor_payment_id: processorPaymentId,
+            amount_captured: payment.amount,
+          });
     case 'declined':
       return transition(db, now, payment, 'failed', {
         processor_payment_id: processorPaymentId,

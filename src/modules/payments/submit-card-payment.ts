@@ -22,7 +22,10 @@ export async function submitCardPayment(ctx: PaymentContext, input: CardPaymentI
   const now = ctx.clock.now();
   if (input.mode === 'live') {
     if (input.isSandbox === true) throw invalidFormat('isSandbox', true, 'A live API key cannot make sandbox payments');
-    throw new AppError('INSUFFICIENT_PERMISSIONS', 'No live card processor is configured for this account; use a test key with the sandbox processors');
+    throw new AppError(
+      'INSUFFICIENT_PERMISSIONS',
+      'No live card processor is configured for this account; use a test key with the sandbox processors',
+    );
   }
   const resume = input.recoveryPoint?.resume;
   const resumed = resume ? await resumeCardPayment(ctx, { merchantId: input.merchantId, resume }) : undefined;
@@ -48,7 +51,9 @@ async function storedCard(ctx: PaymentContext, merchantId: number, token: string
   const row = await findUsableCard(ctx.db, merchantId, sha256Hex(token));
   if (!row) throw notFound('card token');
   if (isExpired({ month: row.exp_month, year: row.exp_year }, now)) {
-    throw new AppError('INVALID_CARD', 'The stored card has expired', { details: { field: 'token', reason: 'card expired' } });
+    throw new AppError('INVALID_CARD', 'The stored card has expired', {
+      details: { field: 'token', reason: 'card expired' },
+    });
   }
   return { row, pan: ctx.vault.decrypt(row.pan_ciphertext, row.key_id), token: null };
 }
@@ -70,7 +75,13 @@ async function attempt(
         amount: payment.amount,
         currency: payment.currency,
         capture: input.captureDelayHours === 0,
-        card: { number: stored.pan, expMonth: card.exp_month, expYear: card.exp_year, cvv: stored.cvv, holder: card.holder_name },
+        card: {
+          number: stored.pan,
+          expMonth: card.exp_month,
+          expYear: card.exp_year,
+          cvv: stored.cvv,
+          holder: card.holder_name,
+        },
         threeDS: { force: input.is3ds, returnUrl: returnUrl(ctx, input) },
         testHeaders: input.testHeaders,
       })
@@ -79,7 +90,8 @@ async function attempt(
   const settlement = toSettlement(outcome);
   const settled = settlement ? await settlePayment(ctx, { payment, settlement }) : undefined;
   // Undefined: still pending (time-out) or a callback settled it first; either way read what is true now.
-  const current = settled ?? (await findPayment(ctx.db, { merchantId: input.merchantId, livemode: false }, payment.id))!;
+  const current =
+    settled ?? (await findPayment(ctx.db, { merchantId: input.merchantId, livemode: false }, payment.id))!;
   return { payment: current, card, retryableError: outcome.kind === 'error' && outcome.retryable };
 }
 
@@ -88,13 +100,23 @@ function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
     case 'approved':
       return { kind: 'approved', processorPaymentId: outcome.processorPaymentId, captured: outcome.captured };
     case 'declined':
-      return { kind: 'declined', processorPaymentId: outcome.processorPaymentId, declineCode: outcome.declineCode, declineReason: outcome.declineReason };
+      return {
+        kind: 'declined',
+        processorPaymentId: outcome.processorPaymentId,
+        declineCode: outcome.declineCode,
+        declineReason: outcome.declineReason,
+      };
     case 'challenge':
       return { kind: 'challenge', processorPaymentId: outcome.processorPaymentId, challengeUrl: outcome.challengeUrl };
     case 'pending':
       return { kind: 'pending', processorPaymentId: outcome.processorPaymentId };
     case 'error':
-      return { kind: 'failed', processorPaymentId: null, failureCode: 'processor_error', declineReason: outcome.message };
+      return {
+        kind: 'failed',
+        processorPaymentId: null,
+        failureCode: 'processor_error',
+        declineReason: outcome.message,
+      };
     case 'timeout':
       return undefined;
   }
@@ -102,7 +124,7 @@ function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
 
 function returnUrl(ctx: PaymentContext, input: CardPaymentInput): string {
   const given = input.options.successUrl;
-  return typeof given === 'string' && given ? given : `${ctx.config.checkoutUrl}/main?requestId=${input.paymentRequestId}`;
+  return typeof given === 'string' && given
+    ? given
+    : `${ctx.config.checkoutUrl}/main?requestId=${input.paymentRequestId}`;
 }
-
-

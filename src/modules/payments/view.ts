@@ -3,7 +3,11 @@ import type { CardRow, PaymentRow } from './rows.js';
 import type { PaymentView } from './schemas.js';
 
 /** The merchant-facing payment. The card appears only as brand, BIN, last 4 and expiry. */
-export function paymentView(payment: PaymentRow, card: CardRow | undefined, cardToken: string | null = null): PaymentView {
+export function paymentView(
+  payment: PaymentRow,
+  card: CardRow | undefined,
+  cardToken: string | null = null,
+): PaymentView {
   const money = (minor: number) => fromMinor(minor, payment.currency);
   return {
     paymentId: payment.id,
@@ -19,7 +23,12 @@ export function paymentView(payment: PaymentRow, card: CardRow | undefined, card
     processor: payment.processor,
     method: payment.method,
     card: card
-      ? { brand: card.brand, bin: card.bin, last4: card.last4, expiration: `${String(card.exp_month).padStart(2, '0')}/${String(card.exp_year % 100).padStart(2, '0')}` }
+      ? {
+          brand: card.brand,
+          bin: card.bin,
+          last4: card.last4,
+          expiration: `${String(card.exp_month).padStart(2, '0')}/${String(card.exp_year % 100).padStart(2, '0')}`,
+        }
       : null,
     cardToken,
     captureDelayHours: payment.capture_delay_hours,

@@ -7,7 +7,11 @@ export function systemRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/healthz',
     {
-      schema: { summary: 'Liveness: the process is up', tags: ['System'], response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+      schema: {
+        summary: 'Liveness: the process is up',
+        tags: ['System'],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
       config: { auth: 'none' },
     },
     async () => ({ status: 'ok' as const }),

@@ -5,7 +5,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('merchants')
     .addColumn('id', 'bigserial', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('active').check(sql`status in ('active','restricted','suspended')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('active')
+        .check(sql`status in ('active','restricted','suspended')`),
+    )
     .addColumn('default_processor', 'text', (c) => c.notNull().defaultTo('acme'))
     .addColumn('notify_url', 'text')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))

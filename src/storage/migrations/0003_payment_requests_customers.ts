@@ -15,7 +15,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await sql`create unique index customers_member_id on customers (merchant_id, livemode, member_id) where member_id is not null`.execute(db);
+  await sql`create unique index customers_member_id on customers (merchant_id, livemode, member_id) where member_id is not null`.execute(
+    db,
+  );
   await sql`create index customers_list on customers (merchant_id, livemode, id desc)`.execute(db);
   await sql`create index customers_email on customers (merchant_id, livemode, email)`.execute(db);
 
@@ -32,7 +34,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('metadata', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('customer_id', 'bigint')
     .addColumn('status', 'text', (c) =>
-      c.notNull().check(sql`status in ('open','processing','authorized','paid','partially_refunded','refunded','canceled','expired')`),
+      c
+        .notNull()
+        .check(
+          sql`status in ('open','processing','authorized','paid','partially_refunded','refunded','canceled','expired')`,
+        ),
     )
     .addColumn('amount_paid', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('amount_refunded', 'bigint', (c) => c.notNull().defaultTo(0))
@@ -42,5 +48,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await sql`create index payment_requests_list on payment_requests (merchant_id, livemode, id desc)`.execute(db);
   await sql`create index payment_requests_reference on payment_requests (merchant_id, livemode, reference)`.execute(db);
-  await sql`create index payment_requests_customer on payment_requests (merchant_id, customer_id) where customer_id is not null`.execute(db);
+  await sql`create index payment_requests_customer on payment_requests (merchant_id, customer_id) where customer_id is not null`.execute(
+    db,
+  );
 }

@@ -23,6 +23,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // A provider re-sends an event with the same eventId: the second insert is a no-op.
   // Test endpoints record every call, so they are outside the constraint.
-  await sql`create unique index callback_events_event on callback_events (source, event_id) where source not like 'test/%'`.execute(db);
-  await sql`create index callback_events_transaction on callback_events (transaction_id, received_at) where transaction_id is not null`.execute(db);
+  await sql`create unique index callback_events_event on callback_events (source, event_id) where source not like 'test/%'`.execute(
+    db,
+  );
+  await sql`create index callback_events_transaction on callback_events (transaction_id, received_at) where transaction_id is not null`.execute(
+    db,
+  );
 }

@@ -58,7 +58,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index payments_request on payments (merchant_id, payment_request_id, id desc)`.execute(db);
   // Pending payments are few; the reconciliation sweep finds the stale ones through this small index.
   await sql`create index payments_pending on payments (updated_at) where status = 'pending'`.execute(db);
-  await sql`create unique index payments_processor_id on payments (processor, processor_payment_id) where processor_payment_id is not null`.execute(db);
+  await sql`create unique index payments_processor_id on payments (processor, processor_payment_id) where processor_payment_id is not null`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('refunds')
