@@ -100,7 +100,9 @@ async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<St
     gatewayDb: { DATABASE_URL: databaseUrl },
     baselineDb: { DATABASE_URL: databaseUrl },
     countSucceeded: async () =>
-      Number((await reader.query(`select count(*) as n from payments where status = 'succeeded'`)).rows[0].n),
+      Number(
+        (await reader.query<{ n: string }>(`select count(*) as n from payments where status = 'succeeded'`)).rows[0].n,
+      ),
     dispose,
   };
 }
@@ -108,8 +110,8 @@ async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<St
 async function describePostgres(): Promise<string> {
   const client = new pg.Client({ connectionString: postgresAdminUrl() });
   await client.connect();
-  const setting = async (name: string) => (await client.query(`show ${name}`)).rows[0][name];
-  const version = (await client.query('show server_version')).rows[0].server_version;
+  const setting = async (name: string) => (await client.query<Record<string, string>>(`show ${name}`)).rows[0][name];
+  const version = await setting('server_version');
   const text = `PostgreSQL ${version} on loopback (scripts/pg-cluster.sh: fsync=${await setting('fsync')}, synchronous_commit=${await setting('synchronous_commit')}, shared_buffers=${await setting('shared_buffers')}); PGlite ${pgliteVersion()} with a data directory on local disk`;
   await client.end();
   return text;

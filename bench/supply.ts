@@ -25,7 +25,7 @@ export async function testApiKey(
   try {
     const { accessToken } = JSON.parse(
       await call(pool, 'POST', '/auth/login', {}, { email: user.email, password: user.password }),
-    );
+    ) as { accessToken: string };
     const answer = await call(pool, 'PUT', `/users/${user.userId}/apikey?mode=test`, {
       authorization: `Bearer ${accessToken}`,
     });

@@ -88,7 +88,7 @@ export async function checkOutcomes(
     const succeeded = payments.filter((p) => p.status === 'succeeded');
     if (succeeded.length > 1)
       verdict.violations.push(
-        `request ${requestId}: paid ${succeeded.length} times (${succeeded.map((p) => p.paymentId)})`,
+        `request ${requestId}: paid ${succeeded.length} times (${succeeded.map((p) => p.paymentId).join(', ')})`,
       );
     let charges = 0;
     for (const p of payments) {

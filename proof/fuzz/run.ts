@@ -237,7 +237,7 @@ export async function runFuzz(
         if (PROBES.includes(op.path) && parameter.name === 'X-API-Version') mustRefuse = false;
         if (parameter.in === 'header') {
           if (value === undefined) delete headers[parameter.name.toLowerCase()];
-          else headers[parameter.name.toLowerCase()] = String(value);
+          else headers[parameter.name.toLowerCase()] = asText(value);
         } else values[parameter.name] = typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
       } else {
         description = chosen.constraint;
@@ -259,8 +259,8 @@ export async function runFuzz(
     const query = new URLSearchParams();
     for (const p of op.parameters) {
       const value = values[p.name];
-      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(String(value)));
-      else if (p.in === 'query' && value !== undefined && value !== null) query.set(p.name, String(value));
+      if (p.in === 'path') path = path.replace(`{${p.name}}`, encodeURIComponent(asText(value)));
+      else if (p.in === 'query' && value !== undefined && value !== null) query.set(p.name, asText(value));
     }
     const request: RawRequest = { method: op.method, path: query.size ? `${path}?${query}` : path, headers, body: raw };
 
@@ -341,4 +341,9 @@ export function formatSummary(summary: FuzzSummary): string {
       `    ${count}× ${key}\n       e.g. ${example.probe} → ${example.status}: ${example.problem.slice(0, 300)}`,
     );
   return lines.join('\n');
+}
+
+/** A generated value as it goes into a header, path or query: objects as JSON, the rest as written. */
+function asText(value: unknown): string {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 }

@@ -52,7 +52,7 @@ export function registerJsonParsers(app: FastifyInstance, options: JsonParserOpt
       } catch (error) {
         return done(error as Error);
       }
-      parse(request, text, (error, value) => {
+      void parse(request, text, (error, value) => {
         if (error) return done(error);
         // PostgreSQL text cannot hold NUL; refuse it here, naming the field, instead of failing in SQL.
         const field = /\\u0000/i.test(text) ? nulField(value) : undefined;
@@ -119,7 +119,7 @@ function nulField(body: unknown): string | undefined {
     if (value === null || typeof value !== 'object') continue;
     for (const [key, child] of Object.entries(value)) {
       const childPath = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000')) return childPath.replace(/\u0000/g, '\\u0000');
+      if (key.includes('\u0000')) return childPath.replaceAll('\u0000', '\\u0000');
       pending.push([child, childPath]);
     }
   }

@@ -42,8 +42,8 @@ export function loggerOptions(level: string): LoggerOptions {
     timestamp: pino.stdTimeFunctions.isoTime,
     hooks: { streamWrite: scrub },
     serializers: {
-      req: (req) => ({ method: req.method, url: scrub(req.url) }),
-      res: (res) => ({ statusCode: res.statusCode }),
+      req: (req: { method?: string; url?: string }) => ({ method: req.method, url: scrub(req.url ?? '') }),
+      res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
   };
 }

@@ -3,7 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { App } from '../context.js';
 import type { Config } from '../config.js';
 import { ERRORS } from '../errors.js';
-import { ErrorGuide, errorResponses, Problem, type RouteSchema } from './error-responses.js';
+import { ErrorGuide, errorResponses, Problem } from './error-responses.js';
 import { JSON_TYPES } from './json-body.js';
 import { checkoutBoundParam } from './route-policy.js';
 import { CURRENT_API_VERSION } from './versioning.js';
@@ -50,7 +50,9 @@ export async function openApi(app: App, config: Config): Promise<void> {
       },
     },
     // Shared schemas keep their $id as their component name: #/components/schemas/ErrorGuide.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     transformObject: (documentObject) =>
       withSharedParameters(
         ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument,
@@ -71,7 +73,12 @@ export async function openApi(app: App, config: Config): Promise<void> {
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
     staticCSP: DOCS_CSP,
-    uiHooks: { onRequest: async (_request, reply) => void reply.header('Cache-Control', 'public, max-age=60') },
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('Cache-Control', 'public, max-age=60');
+        done();
+      },
+    },
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async (_request, reply) =>
     reply.header('Cache-Control', 'public, max-age=60').send(app.swagger()),

@@ -75,7 +75,7 @@ export async function rateLimits(
   app.addHook('onRoute', (route: RouteOptions) => {
     if (isProbe(route.url)) route.config = { ...route.config, rateLimit: false };
     // The sign-in needs the e-mail from the body, so it is counted after parsing.
-    if (`${route.method} ${route.url}` === LOGIN_ROUTE)
+    if (`${String(route.method)} ${route.url}` === LOGIN_ROUTE)
       route.config = { ...route.config, rateLimit: { hook: 'preValidation', keyGenerator: loginKey } };
   });
 
@@ -130,6 +130,6 @@ function structuredHeaders(reply: FastifyReply, windowSeconds: number): void {
   for (const name of DRAFT_HEADERS) reply.removeHeader(name);
   // A reset of 0 only comes from a counter store that failed: the plugin served the request unlimited.
   if (Number(reset) === 0) return;
-  reply.header('RateLimit-Policy', `"${POLICY_NAME}";q=${limit};w=${windowSeconds}`);
-  reply.header('RateLimit', `"${POLICY_NAME}";r=${remaining};t=${reset}`);
+  reply.header('RateLimit-Policy', `"${POLICY_NAME}";q=${String(limit)};w=${windowSeconds}`);
+  reply.header('RateLimit', `"${POLICY_NAME}";r=${String(remaining)};t=${String(reset)}`);
 }

@@ -96,25 +96,25 @@ function echo(value: unknown): unknown {
 }
 
 function describe(error: ErrorObject): string {
-  const p = error.params as Record<string, unknown>;
+  const p = error.params as Record<string, string | number | undefined>;
   switch (error.keyword) {
     case 'type':
       return `must be of type ${String(p.type).replace(',', ' or ')}`;
     case 'maxLength':
-      return `must be at most ${p.limit} characters`;
+      return `must be at most ${String(p.limit)} characters`;
     case 'minLength':
-      return `must be at least ${p.limit} characters`;
+      return `must be at least ${String(p.limit)} characters`;
     case 'pattern':
-      return `must match the pattern ${p.pattern}`;
+      return `must match the pattern ${String(p.pattern)}`;
     case 'format':
-      return `must be a valid ${p.format}`;
+      return `must be a valid ${String(p.format)}`;
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return `must be ${p.comparison} ${p.limit}`;
+      return `must be ${String(p.comparison)} ${String(p.limit)}`;
     case 'enum':
-      return `must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+      return `must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     case 'const':
       return `must be ${String(p.allowedValue)}`;
     default:

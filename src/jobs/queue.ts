@@ -160,10 +160,10 @@ export class JobRunner {
       } catch (error) {
         this.logger.error({ err: error }, 'job pass failed');
       }
-      this.timer = setTimeout(tick, intervalMs);
+      this.timer = setTimeout(() => void tick(), intervalMs);
       this.timer.unref();
     };
-    this.timer = setTimeout(tick, intervalMs);
+    this.timer = setTimeout(() => void tick(), intervalMs);
     this.timer.unref();
   }
 

@@ -1,4 +1,4 @@
-import { createJsonClient, ProcessorTimeoutError } from './http-client.js';
+import { createJsonClient, ProcessorTimeoutError, type JsonResponse } from './http-client.js';
 import {
   ProcessorCallError,
   type AuthorizeOutcome,
@@ -7,6 +7,20 @@ import {
   type ProviderEvent,
   type StatusResult,
 } from './types.js';
+
+/** The members of the sandbox card API's answers this adapter reads (any may be missing or odd). */
+interface SandboxAnswer {
+  id?: string;
+  status?: string;
+  captured?: boolean;
+  declineCode?: string;
+  declineReason?: string;
+  challengeUrl?: string;
+  error?: string;
+  retryable?: boolean;
+}
+
+const answerOf = (body: unknown): SandboxAnswer => (typeof body === 'object' && body !== null ? body : {});
 
 /**
  * The built-in sandbox card processors. acme answers an authorization synchronously; globex
@@ -21,14 +35,12 @@ export function createCardProcessor(
   const client = createJsonClient(baseUrl, timeoutMs);
   const prefix = `/${name}/v1`;
 
-  const expectOk = (response: { status: number; body: any }, what: string) => {
+  const expectOk = (response: JsonResponse, what: string): SandboxAnswer => {
+    const body = answerOf(response.body);
     if (response.status >= 300) {
-      throw new ProcessorCallError(
-        `${name} ${what} failed: ${response.body?.error ?? response.status}`,
-        response.status,
-      );
+      throw new ProcessorCallError(`${name} ${what} failed: ${body.error ?? response.status}`, response.status);
     }
-    return response.body;
+    return body;
   };
 
   return {
@@ -54,14 +66,14 @@ export function createCardProcessor(
         // have been received. Treat like a time-out: reconcile by reference, never re-send elsewhere.
         return { kind: 'timeout' };
       }
-      const body = response.body ?? {};
+      const body = answerOf(response.body);
       if (response.status >= 500)
         return { kind: 'error', retryable: body.retryable !== false, message: String(body.error ?? response.status) };
       if (response.status >= 400)
         return { kind: 'error', retryable: false, message: String(body.error ?? response.status) };
-      switch (body.status) {
+      switch (body.status ?? '') {
         case 'approved':
-          return { kind: 'approved', processorPaymentId: body.id, captured: Boolean(body.captured) };
+          return { kind: 'approved', processorPaymentId: String(body.id), captured: Boolean(body.captured) };
         case 'declined':
           return {
             kind: 'declined',
@@ -70,10 +82,10 @@ export function createCardProcessor(
             declineReason: String(body.declineReason ?? 'declined'),
           };
         case 'challenge':
-          return { kind: 'challenge', processorPaymentId: body.id, challengeUrl: body.challengeUrl };
+          return { kind: 'challenge', processorPaymentId: String(body.id), challengeUrl: String(body.challengeUrl) };
         case 'pending':
         case 'accepted':
-          return { kind: 'pending', processorPaymentId: body.id };
+          return { kind: 'pending', processorPaymentId: String(body.id) };
         default:
           return { kind: 'error', retryable: false, message: `unexpected status ${String(body.status)}` };
       }
@@ -100,8 +112,8 @@ export function createCardProcessor(
       if (response.status === 404) return null;
       const body = expectOk(response, 'status query');
       return {
-        processorPaymentId: body.id,
-        status: body.status,
+        processorPaymentId: String(body.id),
+        status: body.status as StatusResult['status'],
         declineCode: body.declineCode,
         declineReason: body.declineReason,
       };

@@ -2,7 +2,8 @@ import { Pool, errors } from 'undici';
 
 export interface JsonResponse {
   status: number;
-  body: any;
+  /** The parsed JSON answer; each adapter reads it through its own typed view. */
+  body: unknown;
 }
 
 export class ProcessorTimeoutError extends Error {}

@@ -30,7 +30,7 @@ export class StorageLockedError extends Error {}
 // pg returns strings. Values stay below 2^53 (amounts are capped at 999,999,999.99).
 const pgTypes = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format),
+    oid === 20 ? (value: string) => Number(value) : (pg.types.getTypeParser(oid, format) as (value: string) => unknown),
 };
 
 export async function openStorage(options: StorageOptions): Promise<Storage> {

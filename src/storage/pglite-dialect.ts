@@ -25,7 +25,7 @@ export class PGliteDialect implements Dialect {
   createDriver(): Driver {
     return new PGliteDriver(this.pglite);
   }
-  createIntrospector(db: Kysely<any>) {
+  createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
   }
   createQueryCompiler() {
@@ -101,6 +101,7 @@ class PGliteConnection implements DatabaseConnection {
     }
     const trap = this.guard.take();
     if (trap) throw await this.recoverFrom(trap);
+    if (!result) throw new Error('the embedded store answered neither rows nor an error');
     const affected = result.affectedRows;
     return {
       rows: result.rows,

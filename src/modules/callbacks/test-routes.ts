@@ -121,7 +121,7 @@ function eventIdOf(payload: unknown): string | null {
 /** Form and query fields; a repeated name keeps every value. */
 function formFields(text: string): Record<string, string | string[]> {
   // No prototype: a field named __proto__ is just a field.
-  const fields: Record<string, string | string[]> = Object.create(null);
+  const fields = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of new URLSearchParams(text)) {
     const seen = fields[name];
     fields[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];

@@ -24,7 +24,6 @@ import {
   RequestIdParams,
   type H2hCard,
   type H2hToken,
-  type ProcessorCard,
 } from './schemas.js';
 import { submitCardPayment } from './submit-card-payment.js';
 import type { CardPaymentInput, CardPaymentResult } from './types.js';
