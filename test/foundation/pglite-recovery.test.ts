@@ -83,16 +83,21 @@ describe('the embedded store after a failed statement', () => {
     await storage.ping();
   });
 
-  it('keeps what was committed on a store on disk, across a restart after such a failure', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-recovery-'));
-    scratch.push(dir);
-    const first = await embedded(dir);
-    await write(first.db, 'probe-before');
-    await expect(sql`select ${tooDeep()}::jsonb`.execute(first.db)).rejects.toThrow(/could not run the statement/);
-    await write(first.db, 'probe-after');
-    await first.close();
-    opened.splice(opened.indexOf(first), 1);
-    const second = await embedded(dir);
-    expect(await names(second)).toEqual(['probe-after', 'probe-before']);
-  });
+  // Opening an embedded store on disk twice takes seconds, more on a busy machine.
+  it(
+    'keeps what was committed on a store on disk, across a restart after such a failure',
+    { timeout: 120_000 },
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-recovery-'));
+      scratch.push(dir);
+      const first = await embedded(dir);
+      await write(first.db, 'probe-before');
+      await expect(sql`select ${tooDeep()}::jsonb`.execute(first.db)).rejects.toThrow(/could not run the statement/);
+      await write(first.db, 'probe-after');
+      await first.close();
+      opened.splice(opened.indexOf(first), 1);
+      const second = await embedded(dir);
+      expect(await names(second)).toEqual(['probe-after', 'probe-before']);
+    },
+  );
 });
