@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
-import { createMerchant, validateMerchantInput } from './modules/merchants/index.js';
-import { openStorage } from './storage/db.js';
+import { createMerchant, setMerchantStatus, validateMerchantInput } from './modules/merchants/index.js';
+import { openStorage, type Db } from './storage/db.js';
 
-const USAGE = `usage: gateway merchant create --email E --password P --name N`;
+const USAGE = `usage: gateway merchant create --email E --password P --name N
+       gateway merchant status --id MERCHANT_ID --status active|restricted|suspended`;
 
 /**
  * Operator CLI. Prints exactly one JSON object on stdout on success; messages go to stderr.
@@ -13,34 +14,58 @@ const USAGE = `usage: gateway merchant create --email E --password P --name N`;
  */
 async function main(argv: string[]): Promise<number> {
   const [group, command, ...rest] = argv;
-  if (group !== 'merchant' || command !== 'create') {
-    process.stderr.write(`${USAGE}\n`);
+  if (group === 'merchant' && command === 'create') return merchantCreate(rest);
+  if (group === 'merchant' && command === 'status') return merchantStatus(rest);
+  process.stderr.write(`${USAGE}\n`);
+  return 2;
+}
+
+async function merchantCreate(args: string[]): Promise<number> {
+  const values = options(args, ['email', 'password', 'name'] as const);
+  if (!values) return 2;
+  const input = { email: values.email, password: values.password, name: values.name };
+  validateMerchantInput(input);
+  return onStore((db) => createMerchant({ db }, input));
+}
+
+async function merchantStatus(args: string[]): Promise<number> {
+  const values = options(args, ['id', 'status'] as const);
+  if (!values) return 2;
+  if (!/^[1-9]\d{0,14}$/.test(values.id)) {
+    process.stderr.write(`--id must be a merchant id (a positive integer)\n${USAGE}\n`);
     return 2;
   }
-  let values;
+  return onStore((db) => setMerchantStatus({ db }, { merchantId: Number(values.id), status: values.status }));
+}
+
+/** The command's options, every one required; undefined (with the usage on stderr) when they are off. */
+function options<K extends string>(args: string[], names: readonly K[]): Record<K, string> | undefined {
+  let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: rest,
-      options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
+      args,
+      options: Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])),
       strict: true,
     }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    return 2;
+    return undefined;
   }
-  const missing = (['email', 'password', 'name'] as const).filter((k) => values[k] === undefined);
+  const missing = names.filter((name) => values[name] === undefined);
   if (missing.length > 0) {
     process.stderr.write(`missing ${missing.map((m) => `--${m}`).join(', ')}\n${USAGE}\n`);
-    return 2;
+    return undefined;
   }
+  return values as Record<K, string>;
+}
 
-  const input = { email: values.email!, password: values.password!, name: values.name! };
-  validateMerchantInput(input);
+/** Runs the command in one transaction on the configured store and prints its result as one JSON line. */
+async function onStore(work: (db: Db) => Promise<unknown>): Promise<number> {
   const config = loadConfig();
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const created = await storage.db.transaction().execute((trx) => createMerchant({ db: trx }, input));
-    process.stdout.write(`${JSON.stringify(created)}\n`);
+    const result = await storage.db.transaction().execute(work);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {
     await storage.close();

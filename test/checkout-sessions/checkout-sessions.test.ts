@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useGateway } from '../helpers/gateway.js';
 import { createRequest, expectErrorGuide, inSeconds, mintToken } from '../payment-requests/fixtures.js';
+import { setMerchantStatus } from '../../src/modules/merchants/index.js';
 
 const gw = useGateway();
 
@@ -168,7 +169,7 @@ describe('using a checkout session token', () => {
     const m = await gw.merchant();
     const request = await createRequest(gw, m.apiKey);
     const token = await mintToken(gw, m.apiKey, request.paymentRequestId);
-    await gw.db.updateTable('merchants').set({ status: 'suspended' }).where('id', '=', m.merchantId).execute();
+    await setMerchantStatus({ db: gw.db }, { merchantId: m.merchantId, status: 'suspended' });
     expectErrorGuide(
       await readWithToken(request.paymentRequestId, token),
       403,

@@ -1,43 +1,64 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentRequestStatus } from '../../src/storage/schema.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
+import { card, CARDS } from '../payments/fixtures.js';
 
 const gw = useGateway();
 
 const createCustomer = (m: TestMerchant, body: Record<string, unknown>) =>
   gw.call('POST', '/customers', { apiKey: m.apiKey, body });
 
-/** Payment requests are another module's; tests write the rows the customer totals are computed from. */
+/** A payment request of the customer, in major units, paid and partly refunded through the API, as a payer and merchant would. */
 async function paymentRequest(
   m: TestMerchant,
   customerId: number,
-  values: {
-    amount: number;
-    currency: string;
-    status: PaymentRequestStatus;
-    paid?: number;
-    refunded?: number;
-    livemode?: boolean;
-  },
-) {
+  values: { amount: number; currency: string; pay?: boolean; refund?: number },
+): Promise<{ id: number }> {
+  const created = await gw.call('POST', '/payment-requests', {
+    apiKey: m.apiKey,
+    body: { amount: values.amount, currency: values.currency, reference: `order-${Math.random()}`, customerId },
+  });
+  expect(created.status, created.text).toBe(200);
+  const id = created.body.paymentRequestId as number;
+  if (values.pay) await payAndRefund(m, id, values.refund);
+  return { id };
+}
+
+async function payAndRefund(m: TestMerchant, paymentRequestId: number, refund?: number) {
+  const paid = await gw.call('POST', `/payments/creditCard/acme/${paymentRequestId}`, {
+    apiKey: m.apiKey,
+    body: card(CARDS.visa),
+  });
+  expect(paid.body.status, paid.text).toBe('succeeded');
+  if (refund === undefined) return;
+  const refunded = await gw.call('POST', `/payments/${paid.body.paymentId}/refunds`, {
+    apiKey: m.apiKey,
+    body: { amount: refund },
+  });
+  expect(refunded.status, refunded.text).toBe(200);
+}
+
+/**
+ * A row of the other mode naming a test-mode customer: the API never creates one (a live key cannot
+ * name a test customer, and no live processor exists to pay it), so only a direct write can make it.
+ */
+async function liveRowNaming(m: TestMerchant, customerId: number) {
   const now = gw.clock.now();
-  return gw.db
+  await gw.db
     .insertInto('payment_requests')
     .values({
       merchant_id: m.merchantId,
-      livemode: values.livemode ?? false,
-      amount: values.amount,
-      currency: values.currency,
+      livemode: true,
+      amount: 900,
+      currency: 'EUR',
       reference: `order-${Math.random()}`,
       customer_id: customerId,
-      status: values.status,
-      amount_paid: values.paid ?? 0,
-      amount_refunded: values.refunded ?? 0,
+      status: 'paid',
+      amount_paid: 900,
+      amount_refunded: 0,
       created_at: now,
       updated_at: now,
     })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+    .execute();
 }
 
 describe('POST /customers', () => {
@@ -190,37 +211,27 @@ describe('hasPaymentRequests and totalDeposits', () => {
     const m = await gw.merchant();
     const { body: customer } = await createCustomer(m, { name: 'Payer', email: 'payer@example.com' });
 
-    const open = await paymentRequest(m, customer.id, { amount: 2500, currency: 'USD', status: 'open' });
+    const open = await paymentRequest(m, customer.id, { amount: 25, currency: 'USD' });
     let res = await gw.call('GET', `/customers/${customer.id}`, { apiKey: m.apiKey });
     expect(res.body).toMatchObject({ hasPaymentRequests: true, totalDeposits: 0, depositsByCurrency: { USD: 0 } });
 
-    await paymentRequest(m, customer.id, { amount: 1010, currency: 'USD', status: 'paid', paid: 1010 });
-    await paymentRequest(m, customer.id, {
-      amount: 5020,
-      currency: 'USD',
-      status: 'partially_refunded',
-      paid: 5020,
-      refunded: 1000,
-    });
-    await paymentRequest(m, customer.id, { amount: 500, currency: 'JPY', status: 'paid', paid: 500 });
-    await paymentRequest(m, customer.id, { amount: 1500, currency: 'KWD', status: 'paid', paid: 1500 });
+    await paymentRequest(m, customer.id, { amount: 10.1, currency: 'USD', pay: true });
+    await paymentRequest(m, customer.id, { amount: 50.2, currency: 'USD', pay: true, refund: 10 });
+    const yen = await paymentRequest(m, customer.id, { amount: 500, currency: 'JPY', pay: true });
+    await paymentRequest(m, customer.id, { amount: 1.5, currency: 'KWD', pay: true });
     res = await gw.call('GET', `/customers/${customer.id}`, { apiKey: m.apiKey });
     // USD 10.10 + 50.20 - 10.00 = 50.30; JPY has no decimals; KWD has three.
     expect(res.body.depositsByCurrency).toEqual({ USD: 50.3, JPY: 500, KWD: 1.5 });
     expect(res.body.totalDeposits).toBe(551.8);
 
     // Always true to the data: a refund recorded on a request shows on the next read.
-    await gw.db
-      .updateTable('payment_requests')
-      .set({ status: 'paid', amount_paid: 2500 })
-      .where('id', '=', open.id)
-      .execute();
-    await gw.db
-      .updateTable('payment_requests')
-      .set({ status: 'refunded', amount_refunded: 500 })
-      .where('currency', '=', 'JPY')
-      .where('merchant_id', '=', m.merchantId)
-      .execute();
+    await payAndRefund(m, open.id);
+    const yenPayment = await gw.call('GET', `/payments?paymentRequestId=${yen.id}`, { apiKey: m.apiKey });
+    const yenRefund = await gw.call('POST', `/payments/${yenPayment.body.data[0].paymentId}/refunds`, {
+      apiKey: m.apiKey,
+      body: { amount: 500 },
+    });
+    expect(yenRefund.status).toBe(200);
     res = await gw.call('GET', `/customers/${customer.id}`, { apiKey: m.apiKey });
     expect(res.body.depositsByCurrency).toEqual({ USD: 75.3, JPY: 0, KWD: 1.5 });
     expect(res.body.totalDeposits).toBe(76.8);
@@ -233,9 +244,9 @@ describe('hasPaymentRequests and totalDeposits', () => {
     const m = await gw.merchant();
     const { body: mine } = await createCustomer(m, { name: 'Mine', email: 'mine@example.com' });
     const { body: theirs } = await createCustomer(m, { name: 'Theirs', email: 'theirs@example.com' });
-    await paymentRequest(m, theirs.id, { amount: 700, currency: 'EUR', status: 'paid', paid: 700 });
+    await paymentRequest(m, theirs.id, { amount: 7, currency: 'EUR', pay: true });
     // A row of the other mode naming this id (never created by the API) does not leak into the totals.
-    await paymentRequest(m, mine.id, { amount: 900, currency: 'EUR', status: 'paid', paid: 900, livemode: true });
+    await liveRowNaming(m, mine.id);
     const res = await gw.call('GET', `/customers/${mine.id}`, { apiKey: m.apiKey });
     expect(res.body).toMatchObject({ hasPaymentRequests: false, totalDeposits: 0, depositsByCurrency: {} });
     const other = await gw.call('GET', `/customers/${theirs.id}`, { apiKey: m.apiKey });

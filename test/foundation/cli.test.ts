@@ -110,3 +110,45 @@ describe('gateway merchant create', () => {
     }
   });
 });
+
+describe('gateway merchant status', () => {
+  const setStatus = (id: string, status: string) =>
+    gatewayCli(['merchant', 'status', '--id', id, '--status', status], store);
+
+  it('suspends and reactivates an account, and says so as one JSON object', SLOW, async () => {
+    const { merchantId } = created[0];
+    const suspended = await setStatus(String(merchantId), 'suspended');
+    expect(suspended.code).toBe(0);
+    expect(JSON.parse(suspended.stdout)).toEqual({ merchantId, status: 'suspended' });
+    const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: store.DATA_DIR });
+    try {
+      const row = await storage.db
+        .selectFrom('merchants')
+        .select('status')
+        .where('id', '=', merchantId)
+        .executeTakeFirst();
+      expect(row?.status).toBe('suspended');
+    } finally {
+      await storage.close();
+    }
+    expect(JSON.parse((await setStatus(String(merchantId), 'active')).stdout)).toEqual({
+      merchantId,
+      status: 'active',
+    });
+  });
+
+  it('refuses an unknown status, an unknown merchant and a malformed id, changing nothing', SLOW, async () => {
+    const { merchantId } = created[0];
+    // One after another: the embedded store admits one process at a time.
+    const badStatus = await setStatus(String(merchantId), 'frozen');
+    const unknown = await setStatus('999999', 'suspended');
+    const malformed = await setStatus('1e3', 'suspended');
+    expect(badStatus.stderr).toMatch(/status must be one of active, restricted, suspended/);
+    expect(unknown.stderr).toMatch(/merchant 999999 not found/);
+    expect(malformed.stderr).toMatch(/--id must be a merchant id/);
+    for (const result of [badStatus, unknown, malformed]) {
+      expect(result.code).not.toBe(0);
+      expect(result.stdout).toBe('');
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { ManualClock, type Clock } from '../../src/lib/clock.js';
 import { inTransaction } from '../../src/context.js';
 import { DEFAULT_LOAD_LIMITS } from '../../src/http/load-shedding.js';
 import { rotateApiKey } from '../../src/modules/api-keys/index.js';
-import { createMerchant } from '../../src/modules/merchants/index.js';
+import { createMerchant, setMerchantStatus } from '../../src/modules/merchants/index.js';
 import { startGateway, type Gateway, type StartOptions } from '../../src/server.js';
 import type { Db } from '../../src/storage/db.js';
 import type { KeyMode, MerchantStatus } from '../../src/storage/schema.js';
@@ -119,7 +119,7 @@ export async function startTestGateway(
     const liveKey = withLiveKey
       ? await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: created.userId, mode: 'live' }))
       : undefined;
-    if (status) await db.updateTable('merchants').set({ status }).where('id', '=', created.merchantId).execute();
+    if (status) await setMerchantStatus({ db }, { merchantId: created.merchantId, status });
     return { ...created, password: PASSWORD, apiKey, liveKey };
   };
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { createRequest, expectErrorGuide, requestBody, type CreatedRequest } from './fixtures.js';
+import { setMerchantStatus } from '../../src/modules/merchants/index.js';
 
 let owner: TestMerchant;
 let stranger: TestMerchant;
@@ -105,7 +106,7 @@ describe('credentials', () => {
   it('a suspended merchant gets 403 on every route; a restricted one may still create and read', async () => {
     const suspended = await gw.merchant();
     const request = await createRequest(gw, suspended.apiKey);
-    await gw.db.updateTable('merchants').set({ status: 'suspended' }).where('id', '=', suspended.merchantId).execute();
+    await setMerchantStatus({ db: gw.db }, { merchantId: suspended.merchantId, status: 'suspended' });
     for (const [method, path, body] of [
       ['POST', '/payment-requests', requestBody()],
       ['GET', '/payment-requests'],

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, DECLINES, card, createRequest, h2hCard, payer, waitForStatus } from './fixtures.js';
+import { setMerchantStatus } from '../../src/modules/merchants/index.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -379,11 +380,7 @@ describe('merchant account status', () => {
       apiKey: restricted.apiKey,
       body: { ...card(CARDS.visa), captureDelayHours: 1 },
     });
-    await gw.db
-      .updateTable('merchants')
-      .set({ status: 'restricted' })
-      .where('id', '=', restricted.merchantId)
-      .execute();
+    await setMerchantStatus({ db: gw.db }, { merchantId: restricted.merchantId, status: 'restricted' });
 
     const next = await gw.call('POST', PATHS.acme(open), { apiKey: restricted.apiKey, body: card(CARDS.visa) });
     expect(next.status).toBe(403);

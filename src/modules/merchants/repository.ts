@@ -1,4 +1,5 @@
 import type { Db } from '../../storage/db.js';
+import type { MerchantStatus } from '../../storage/schema.js';
 
 export async function insertMerchant(db: Db, values: { name: string }) {
   return db.insertInto('merchants').values(values).returningAll().executeTakeFirstOrThrow();
@@ -22,4 +23,13 @@ export async function countMerchants(db: Db): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export async function updateMerchantStatus(db: Db, merchantId: number, status: MerchantStatus) {
+  return db
+    .updateTable('merchants')
+    .set({ status })
+    .where('id', '=', merchantId)
+    .returning(['id', 'status'])
+    .executeTakeFirst();
 }
