@@ -1,4 +1,6 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
@@ -56,7 +58,9 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const inMemory = options.dataDir === 'memory://';
   const release = inMemory ? () => {} : lockDataDir(options.dataDir);
   try {
-    const pglite = inMemory ? new PGlite() : new PGlite(path.join(options.dataDir, 'pgdata'));
+    const pgdata = path.join(options.dataDir, 'pgdata');
+    if (!inMemory) createEmbeddedStoreApart(pgdata);
+    const pglite = new PGlite(inMemory ? undefined : pgdata, { startParams: EMBEDDED_START_PARAMS });
     await pglite.waitReady;
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
     return await finish(db, 'pglite', async () => {
@@ -92,6 +96,33 @@ export async function migrate(db: Db): Promise<void> {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+/**
+ * PGlite's default shared_buffers (128 MB) is a server's cache inside the gateway's own memory; the
+ * embedded store is for development and small deployments, whose working set fits in 16 MB
+ * (measurements in docs/performance.md, "Idle memory").
+ */
+const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+/**
+ * Creating the database (PGlite's initdb) takes ~450 MB that the process never gives back to the
+ * system once freed, so a first start would idle at ~830 MB: a short-lived child process creates it.
+ */
+function createEmbeddedStoreApart(pgdata: string): void {
+  if (existsSync(path.join(pgdata, 'PG_VERSION'))) return;
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = `const { PGlite } = require(${JSON.stringify(entry)});
+const db = new PGlite(process.argv[1]);
+db.waitReady.then(() => db.close()).catch((error) => { console.error(error.message); process.exit(1); });`;
+  try {
+    execFileSync(process.execPath, ['-e', script, pgdata], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (error) {
+    const stderr = String((error as { stderr?: Buffer }).stderr ?? '').trim();
+    throw new Error(`the embedded store in ${pgdata} could not be created: ${stderr || (error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
