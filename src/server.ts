@@ -81,6 +81,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const url = `${config.tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     // Callbacks go straight to this instance on loopback (PUBLIC_URL may name a proxy in front).
     sandbox?.setGatewayUrl(url);
+    // The payer's browser reaches the built-in sandbox's pages through the gateway (http/sandbox-pages.ts).
+    sandbox?.setPublicUrl(config.publicUrlGiven ? config.publicUrl : url);
     let closing: Promise<void> | undefined;
     return {
       app,

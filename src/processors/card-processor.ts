@@ -16,6 +16,7 @@ interface SandboxAnswer {
   declineCode?: string;
   declineReason?: string;
   challengeUrl?: string;
+  eci?: string;
   error?: string;
   retryable?: boolean;
 }
@@ -73,7 +74,12 @@ export function createCardProcessor(
         return { kind: 'error', retryable: false, message: String(body.error ?? response.status) };
       switch (body.status ?? '') {
         case 'approved':
-          return { kind: 'approved', processorPaymentId: String(body.id), captured: Boolean(body.captured) };
+          return {
+            kind: 'approved',
+            processorPaymentId: String(body.id),
+            captured: Boolean(body.captured),
+            ...(typeof body.eci === 'string' ? { eci: body.eci } : {}),
+          };
         case 'declined':
           return {
             kind: 'declined',

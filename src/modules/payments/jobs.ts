@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobHandlers, Sweep } from '../../jobs/queue.js';
 import { capturePayment } from './capture.js';
-import { claimStalePending, findPayment, type PaymentRow } from './repository.js';
+import { claimStalePending, findPayment, findUnansweredChallenges, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
 import type { PaymentContext, Settlement } from './types.js';
 
@@ -37,7 +37,34 @@ export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger 
       }
       return stale.length;
     },
+    () => expireChallenges(ctx),
   ];
+}
+
+/**
+ * A 3-D Secure challenge nobody answered within THREEDS_CHALLENGE_TTL_SECONDS fails its payment and
+ * reopens the request for another attempt. Through the state machine, so a result the ACS reports
+ * later finds the payment failed and changes nothing (and two instances expiring it at once is harmless).
+ */
+async function expireChallenges(ctx: PaymentContext): Promise<number> {
+  const now = ctx.clock.now();
+  const cutoff = new Date(now.getTime() - ctx.config.threeDsChallengeTtlSeconds * 1000);
+  const unanswered = await findUnansweredChallenges(ctx.db, cutoff, RECONCILE_BATCH);
+  let expired = 0;
+  for (const payment of unanswered) {
+    const settled = await settlePayment(ctx, {
+      payment,
+      settlement: {
+        kind: 'failed',
+        processorPaymentId: null,
+        failureCode: 'threeds_failed',
+        declineReason: 'The 3-D Secure challenge was not answered in time',
+        details: { threeDsResult: null, acsResponse: 'challenge_expired' },
+      },
+    });
+    if (settled) expired++;
+  }
+  return expired;
 }
 
 export function paymentJobs(ctx: PaymentContext): JobHandlers {

@@ -25,6 +25,11 @@ export async function findPayment(db: Db, scope: Scope, paymentId: number) {
     .executeTakeFirst();
 }
 
+/** By id alone: for the payer's browser coming back from a 3-D Secure challenge (the link is signed). */
+export async function findPaymentById(db: Db, paymentId: number) {
+  return db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst();
+}
+
 /** Newest first. */
 export async function listPaymentsOfRequest(db: Db, scope: Scope, paymentRequestId: number, limit = 100) {
   return db
@@ -190,7 +195,7 @@ export async function transition(
     .with('pay', (qb) =>
       qb
         .updateTable('payments')
-        .set({ ...patch, status: to, updated_at: now })
+        .set({ ...patch, ...jsonColumns(patch), status: to, updated_at: now })
         .where('id', '=', payment.id)
         .where('merchant_id', '=', payment.merchant_id)
         .where('status', 'in', paymentSourcesFor(to))
@@ -251,6 +256,13 @@ export async function transition(
   return row;
 }
 
+/** The patch's JSON members as the driver writes them. */
+function jsonColumns(patch: PaymentPatch) {
+  const json = (value: object | null | undefined) =>
+    value === undefined ? undefined : value === null ? null : JSON.stringify(value);
+  return { failure_details: json(patch.failure_details), three_ds: json(patch.three_ds) };
+}
+
 /**
  * Claims payments pending longer than `cutoff` by bumping updated_at, so each is checked by one
  * instance at a time (SKIP LOCKED), again after the next cutoff until final.
@@ -272,6 +284,19 @@ export async function claimStalePending(db: Db, now: Date, cutoff: Date, limit: 
     )
     .where('status', '=', 'pending')
     .returningAll()
+    .execute();
+}
+
+/** Card and wallet payments waiting for a 3-D Secure challenge since before `cutoff`, oldest first. */
+export async function findUnansweredChallenges(db: Db, cutoff: Date, limit: number): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('status', '=', 'requires_action')
+    .where('method', 'in', ['card', 'token', 'wallet'])
+    .where('updated_at', '<', cutoff)
+    .orderBy('updated_at')
+    .limit(limit)
     .execute();
 }
 

@@ -8,6 +8,7 @@ import { fromMinor } from '../../lib/money.js';
 import { CARD_PROCESSORS, type CardProcessorName } from '../../processors/registry.js';
 import { cancelPayment, capturePayment } from './capture.js';
 import { refundPayment } from './refund.js';
+import { challengeReturnRoutes } from './return-routes.js';
 import { findCard, findCardsOf, findPayment, listPaymentsOfRequest } from './repository.js';
 import {
   H2hBody,
@@ -27,6 +28,7 @@ import {
 } from './schemas.js';
 import { submitCardPayment } from './submit-card-payment.js';
 import type { CardPaymentInput, CardPaymentResult } from './types.js';
+import { paymentError } from './payment-error.js';
 import { paymentView } from './view.js';
 
 const TAGS = ['Payments'];
@@ -102,6 +104,8 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       },
     );
   }
+
+  challengeReturnRoutes(app, ctx);
 
   app.get(
     '/payments/:paymentId',
@@ -251,23 +255,8 @@ function submissionInput(request: FastifyRequest, body: PayerFields) {
 /** A declined or failed attempt is stored and readable, and answered as an error that names it. */
 function respond(result: CardPaymentResult) {
   const { payment, card, cardToken } = result;
-  if (payment.status === 'failed') {
-    const extensions = { paymentId: payment.id };
-    if (payment.failure_code === 'card_declined') {
-      throw new AppError('CARD_DECLINED', `The card was declined: ${payment.decline_reason}`, {
-        details: { declineCode: payment.decline_code, declineReason: payment.decline_reason },
-        extensions,
-      });
-    }
-    throw new AppError(
-      'PROCESSOR_UNAVAILABLE',
-      'The processor could not process the payment; the payer may try again',
-      {
-        details: { reason: payment.failure_code },
-        extensions,
-      },
-    );
-  }
+  const error = paymentError(payment);
+  if (error) throw error;
   return paymentView(payment, card, cardToken);
 }
 

@@ -162,6 +162,28 @@ export const Payment = Type.Object({
   captureAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   declineCode: Type.Union([Type.String(), Type.Null()]),
   declineReason: Type.Union([Type.String(), Type.Null()]),
+  failure: Type.Union(
+    [
+      Type.Object({
+        error: Type.String(),
+        code: Type.String(),
+        message: Type.String(),
+        details: Type.Record(Type.String(), Type.Unknown()),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Why a failed payment failed: the error its submission answered, or would have' },
+  ),
+  threeDs: Type.Union(
+    [
+      Type.Object({
+        result: Type.String({ description: '3-D Secure result: Y, N, A, U or R' }),
+        eci: Type.Union([Type.String(), Type.Null()], { description: 'Electronic Commerce Indicator' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The 3-D Secure outcome (the authentication value is kept, never shown)' },
+  ),
   livemode: Type.Boolean(),
   createDate: Type.String({ format: 'date-time' }),
 });

@@ -4,6 +4,7 @@ import type { AuthorizeOutcome } from '../../processors/types.js';
 import { checkCard, isExpired, type CheckedCard } from '../cards/index.js';
 import { beginAttempt, type StoredCard } from './begin-attempt.js';
 import { cardPaymentResult } from './card-payment-result.js';
+import { challengeReturnUrl } from './challenge-return.js';
 import { resumeCardPayment } from './resume-card-payment.js';
 import { findPayment, findUsableCard, type CardRow, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
@@ -82,7 +83,11 @@ async function attempt(
           cvv: stored.cvv,
           holder: card.holder_name,
         },
-        threeDS: { force: input.is3ds, returnUrl: returnUrl(ctx, input) },
+        threeDS: {
+          force: input.is3ds,
+          returnUrl: challengeReturnUrl(ctx, payment.id),
+          browserInfo: (input.options.browserInfo as Record<string, unknown> | null) ?? undefined,
+        },
         testHeaders: input.testHeaders,
       })
     : { kind: 'error', retryable: true, message: `processor ${payment.processor} is not configured` };
@@ -98,7 +103,13 @@ async function attempt(
 function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
   switch (outcome.kind) {
     case 'approved':
-      return { kind: 'approved', processorPaymentId: outcome.processorPaymentId, captured: outcome.captured };
+      return {
+        kind: 'approved',
+        processorPaymentId: outcome.processorPaymentId,
+        captured: outcome.captured,
+        // Frictionless 3-D Secure: authenticated by the issuer without a challenge.
+        ...(outcome.eci ? { threeDs: { result: 'Y', eci: outcome.eci, authenticationValue: null } } : {}),
+      };
     case 'declined':
       return {
         kind: 'declined',
@@ -120,11 +131,4 @@ function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
     case 'timeout':
       return undefined;
   }
-}
-
-function returnUrl(ctx: PaymentContext, input: CardPaymentInput): string {
-  const given = input.options.successUrl;
-  return typeof given === 'string' && given
-    ? given
-    : `${ctx.config.checkoutUrl}/main?requestId=${input.paymentRequestId}`;
 }

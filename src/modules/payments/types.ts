@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
 import type { TypedCard } from '../cards/index.js';
-import type { KeyMode } from '../../storage/schema.js';
+import type { KeyMode, ThreeDsRecord } from '../../storage/schema.js';
 import type { CardRow, PaymentRow } from './repository.js';
 
 /** What the payment actions use of the context; `db` may be the caller's transaction. */
-export type PaymentContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'processors' | 'config'>;
+export type PaymentContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'processors' | 'config' | 'secrets'>;
 
 export type CardSource = ({ kind: 'card' } & TypedCard) | { kind: 'token'; token: string };
 
@@ -44,9 +44,20 @@ export interface CardPaymentResult {
 }
 
 /** What a processor told us about an authorization, from any channel (answer, callback, status query). */
-export type Settlement =
+export type Settlement = (
   | { kind: 'approved'; processorPaymentId: string | null; captured: boolean }
   | { kind: 'declined'; processorPaymentId: string | null; declineCode: string; declineReason: string }
-  | { kind: 'failed'; processorPaymentId: string | null; failureCode: string; declineReason?: string }
+  | {
+      kind: 'failed';
+      processorPaymentId: string | null;
+      failureCode: string;
+      declineReason?: string;
+      /** What the payment's error names beyond its code (decisions.md "Error bodies"). */
+      details?: Record<string, unknown>;
+    }
   | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string }
-  | { kind: 'pending'; processorPaymentId: string | null };
+  | { kind: 'pending'; processorPaymentId: string | null }
+) & {
+  /** The 3-D Secure outcome, when the payer was authenticated on the way (authentication value sealed). */
+  threeDs?: ThreeDsRecord;
+};
