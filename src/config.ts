@@ -38,6 +38,8 @@ export interface Config {
   processorTimeoutMs: number;
   /** THREEDS_CHALLENGE_TTL_SECONDS: a 3-D Secure challenge not answered in time fails the payment. */
   threeDsChallengeTtlSeconds: number;
+  /** UPI_COLLECT_TTL_SECONDS: a UPI payment the payer does not answer in time fails (the built-in PSP's TTL too). */
+  upiCollectTtlSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -166,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
   const sandboxLatencyMs = integer('SANDBOX_LATENCY_MS', 0, 0, 60_000);
   const processorTimeoutMs = integer('PROCESSOR_TIMEOUT_MS', 8000, 50, 60_000);
   const threeDsChallengeTtlSeconds = integer('THREEDS_CHALLENGE_TTL_SECONDS', 600, 30, 86_400);
+  const upiCollectTtlSeconds = integer('UPI_COLLECT_TTL_SECONDS', 300, 30, 86_400);
 
   const seedRaw = read('SEED_DEMO');
   if (seedRaw !== undefined && seedRaw !== 'true' && seedRaw !== 'false') {
@@ -197,5 +200,6 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxLatencyMs,
     processorTimeoutMs,
     threeDsChallengeTtlSeconds,
+    upiCollectTtlSeconds,
   };
 }

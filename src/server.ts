@@ -57,6 +57,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         gatewayUrl: config.publicUrl,
         callbackSecret: secrets.callbackSigningSecret,
         latencyMs: config.sandboxLatencyMs,
+        upiCollectTtlSeconds: config.upiCollectTtlSeconds,
       });
     }
     heartbeat = await startHeartbeat(storage.db, logger, { soleInstance: storage.kind === 'pglite' });

@@ -1,5 +1,6 @@
 import { createCardProcessor } from './card-processor.js';
 import type { Processor } from './types.js';
+import { createUpiPsp } from './upi-psp.js';
 
 /** The card processors and how each answers an authorization (shown in the API reference). */
 export const CARD_PROCESSORS = {
@@ -17,7 +18,10 @@ export function createProcessorRegistry(sandboxUrl: string, timeoutMs: number) {
       createCardProcessor(name, sandboxUrl, timeoutMs),
     ]),
   );
+  const upi = createUpiPsp(sandboxUrl, timeoutMs);
   return {
+    /** The UPI PSP (collect and intent payments). */
+    upi,
     get(name: string): Processor | undefined {
       return processors.get(name);
     },
@@ -26,7 +30,7 @@ export function createProcessorRegistry(sandboxUrl: string, timeoutMs: number) {
       return [...processors.values()].find((p) => p.name !== name);
     },
     async close() {
-      await Promise.all([...processors.values()].map((p) => p.close()));
+      await Promise.all([...processors.values(), upi].map((p) => p.close()));
     },
   };
 }

@@ -20,7 +20,11 @@ export interface StoredCard {
  * the request must exist, be open, and (h2h) match amount and unit; otherwise a concurrent
  * attempt got there first.
  */
-async function whyNotBegun(ctx: PaymentContext, input: CardPaymentInput, now: Date): Promise<AppError> {
+export async function whyNotBegun(
+  ctx: PaymentContext,
+  input: Pick<CardPaymentInput, 'merchantId' | 'paymentRequestId' | 'expected'>,
+  now: Date,
+): Promise<AppError> {
   const request = await findPaymentRequest(
     ctx.db,
     { merchantId: input.merchantId, livemode: false },
@@ -51,7 +55,7 @@ async function whyNotBegun(ctx: PaymentContext, input: CardPaymentInput, now: Da
 }
 
 /** The h2h amount in minor units of the stated unit; -1 (matches no request) when the unit is no currency. */
-function expectedMinor(expected: { amount: number; unit: string }): { minor: number; currency: string } {
+export function expectedMinor(expected: { amount: number; unit: string }): { minor: number; currency: string } {
   const currency = normalizeCurrency(expected.unit);
   const minor = currency === undefined ? undefined : toMinor(expected.amount, currency);
   return { minor: minor ?? -1, currency: currency ?? '' };
@@ -109,4 +113,5 @@ export async function beginAttempt(
   return { payment, card };
 }
 
-const alreadyInProgress = () => conflict('A payment for this payment request is already in progress or has succeeded');
+export const alreadyInProgress = () =>
+  conflict('A payment for this payment request is already in progress or has succeeded');

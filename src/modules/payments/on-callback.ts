@@ -24,7 +24,9 @@ export function paymentCallbackHandlers(
     const settlement =
       event.source === '3ds'
         ? threeDsSettlement(ctx.vault, event, payment)
-        : processorSettlement(ctx.processors, event, payment);
+        : payment.method === 'upi'
+          ? upiSettlement(event)
+          : processorSettlement(ctx.processors, event, payment);
     if (!settlement) return;
     await settlePayment({ db: trx, clock: ctx.clock }, { payment, settlement });
   };
@@ -36,6 +38,22 @@ async function paymentFor(trx: Db, event: CallbackEvent): Promise<PaymentRow | u
   const reference = event.body.providerData?.reference;
   const id = typeof reference === 'string' && /^pay_\d{1,15}$/.test(reference) ? Number(reference.slice(4)) : undefined;
   return lockPaymentForCallback(trx, id, event.body.transactionId);
+}
+
+/** The UPI PSP's answer from the payer's app: approved, or failed with a UPI response code (U30, U16, U66, U69). */
+function upiSettlement(event: CallbackEvent): Settlement | undefined {
+  const { transactionId: processorPaymentId, status, providerData = {} } = event.body;
+  if (status === 'success') return { kind: 'approved', processorPaymentId, captured: true };
+  if (status !== 'failed') return undefined;
+  const upiResponse = typeof providerData.upiResponse === 'string' ? providerData.upiResponse : null;
+  const reason = typeof providerData.declineReason === 'string' ? providerData.declineReason : 'UPI payment failed';
+  return {
+    kind: 'failed',
+    processorPaymentId,
+    failureCode: 'upi_failed',
+    declineReason: reason,
+    details: { upiResponse, reason },
+  };
 }
 
 /** A processor's outcome callback, read by that processor's own parseCallback. */

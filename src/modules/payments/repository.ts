@@ -88,8 +88,8 @@ export interface NewAttempt {
   paymentRequestId: number;
   /** h2h: the request must have this amount in this currency (minor -1 matches none). */
   expected?: { minor: number; currency: string };
-  /** A card to vault with this attempt, or the id of one already stored. */
-  card: { vault: VaultedCard } | { id: number };
+  /** A card to vault with this attempt, or the id of one already stored; none for UPI. */
+  card: { vault: VaultedCard } | { id: number } | null;
   /** undefined: the merchant's default processor. */
   processor: string | undefined;
   method: string;
@@ -113,8 +113,9 @@ export interface NewAttempt {
  */
 export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentRow | undefined> {
   const { now, expected } = input;
-  const v: Partial<VaultedCard> = 'vault' in input.card ? input.card.vault : {};
-  const storedId = 'id' in input.card ? input.card.id : null;
+  const vaulting = input.card !== null && 'vault' in input.card;
+  const v: Partial<VaultedCard> = input.card !== null && 'vault' in input.card ? input.card.vault : {};
+  const storedId = input.card !== null && 'id' in input.card ? input.card.id : null;
   const legal = sql.join(requestSourcesFor('processing'));
   const point = input.recoveryPoint;
   const { rows } = await sql<PaymentRow>`
@@ -133,7 +134,7 @@ export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentR
         select ${input.merchantId}, false, ${v.token_hash ?? null}, ${v.pan_ciphertext ?? null}, ${v.key_id ?? null},
                ${v.fingerprint ?? null}, ${v.brand ?? null}, ${v.bin ?? null}, ${v.last4 ?? null},
                ${v.exp_month ?? null}::int, ${v.exp_year ?? null}::int, ${v.holder_name ?? null}, ${now}
-        from request where ${'vault' in input.card}
+        from request where ${vaulting}
         returning id
       ),
       pay as (
@@ -287,16 +288,19 @@ export async function claimStalePending(db: Db, now: Date, cutoff: Date, limit: 
     .execute();
 }
 
-/** Card and wallet payments waiting for a 3-D Secure challenge since before `cutoff`, oldest first. */
-export async function findUnansweredChallenges(db: Db, cutoff: Date, limit: number): Promise<PaymentRow[]> {
+/** Payments of these methods still waiting for the payer, begun before `cutoff`, oldest first. */
+export async function findUnanswered(
+  db: Db,
+  input: { methods: PaymentRow['method'][]; statuses: PaymentStatus[]; cutoff: Date; limit: number },
+): Promise<PaymentRow[]> {
   return db
     .selectFrom('payments')
     .selectAll()
-    .where('status', '=', 'requires_action')
-    .where('method', 'in', ['card', 'token', 'wallet'])
-    .where('updated_at', '<', cutoff)
-    .orderBy('updated_at')
-    .limit(limit)
+    .where('status', 'in', input.statuses)
+    .where('method', 'in', input.methods)
+    .where('created_at', '<', input.cutoff)
+    .orderBy('created_at')
+    .limit(input.limit)
     .execute();
 }
 

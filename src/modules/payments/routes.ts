@@ -27,8 +27,9 @@ import {
   type H2hToken,
 } from './schemas.js';
 import { submitCardPayment } from './submit-card-payment.js';
+import { submitUpiPayment } from './submit-upi-payment.js';
 import type { CardPaymentInput, CardPaymentResult } from './types.js';
-import { paymentError } from './payment-error.js';
+import { paymentError } from '../payment-failures.js';
 import { paymentView } from './view.js';
 
 const TAGS = ['Payments'];
@@ -51,9 +52,15 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       config: SUBMISSION,
     },
     async (request) => {
-      if ('upiId' in request.body)
-        throw new AppError('INSUFFICIENT_PERMISSIONS', 'UPI payments are not enabled on this gateway yet');
       const body = request.body;
+      if ('upiId' in body) {
+        const payment = await submitUpiPayment(ctx, {
+          ...submissionInput(request, body),
+          upiId: body.upiId,
+          expected: { amount: body.amount, unit: body.unit },
+        });
+        return respond({ payment, card: undefined, cardToken: null });
+      }
       const source: CardPaymentInput['source'] =
         'number' in body && body.number !== undefined
           ? { kind: 'card', number: body.number, expiration: body.expiration, cvv: body.cvv, holder: body.name }
@@ -264,7 +271,7 @@ function respond(result: CardPaymentResult) {
  * The h2h body is one of three variants, chosen by which of number / token / upiId is present
  * (decisions.md); the chosen variant's schema then validates the whole body, so every missing
  * field of that variant is reported at once. It only selects and validates: what a variant may do
- * (UPI is not enabled yet) is the handler's business.
+ * is the handler's business.
  */
 const VARIANTS: Array<[string, ValidateFunction]> = [
   ['number', validatorCompiler({ schema: H2hCardBody, httpPart: 'body' })],

@@ -1,5 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { Id, nullable } from '../../lib/schema.js';
+import { PaymentFailure } from '../payment-failures.js';
 
 /** Field bounds from the spec's "Payer and payment submission fields" table. */
 const url = (description: string) => nullable(Type.String({ maxLength: 2048, description }));
@@ -162,18 +163,7 @@ export const Payment = Type.Object({
   captureAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   declineCode: Type.Union([Type.String(), Type.Null()]),
   declineReason: Type.Union([Type.String(), Type.Null()]),
-  failure: Type.Union(
-    [
-      Type.Object({
-        error: Type.String(),
-        code: Type.String(),
-        message: Type.String(),
-        details: Type.Record(Type.String(), Type.Unknown()),
-      }),
-      Type.Null(),
-    ],
-    { description: 'Why a failed payment failed: the error its submission answered, or would have' },
-  ),
+  failure: PaymentFailure,
   threeDs: Type.Union(
     [
       Type.Object({

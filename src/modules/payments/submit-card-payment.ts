@@ -1,10 +1,11 @@
-import { AppError, invalidFormat, notFound } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import type { AuthorizeOutcome } from '../../processors/types.js';
 import { checkCard, isExpired, type CheckedCard } from '../cards/index.js';
 import { beginAttempt, type StoredCard } from './begin-attempt.js';
 import { cardPaymentResult } from './card-payment-result.js';
 import { challengeReturnUrl } from './challenge-return.js';
+import { refuseLiveMode } from './live-mode.js';
 import { resumeCardPayment } from './resume-card-payment.js';
 import { findPayment, findUsableCard, type CardRow, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
@@ -21,13 +22,7 @@ const CARD_TOKEN_PREFIX = 'ctok_';
  */
 export async function submitCardPayment(ctx: PaymentContext, input: CardPaymentInput): Promise<CardPaymentResult> {
   const now = ctx.clock.now();
-  if (input.mode === 'live') {
-    if (input.isSandbox === true) throw invalidFormat('isSandbox', true, 'A live API key cannot make sandbox payments');
-    throw new AppError(
-      'INSUFFICIENT_PERMISSIONS',
-      'No live card processor is configured for this account; use a test key with the sandbox processors',
-    );
-  }
+  refuseLiveMode(input, 'card processor');
   const resume = input.recoveryPoint?.resume;
   const resumed = resume ? await resumeCardPayment(ctx, { merchantId: input.merchantId, resume }) : undefined;
   if (resumed) return resumed;

@@ -38,7 +38,8 @@ export interface RecoveryPoint {
 
 export interface CardPaymentResult {
   payment: PaymentRow;
-  card: CardRow;
+  /** None for UPI. */
+  card: CardRow | undefined;
   /** Shown once, when the card was accepted (not declined). */
   cardToken: string | null;
 }
@@ -55,9 +56,19 @@ export type Settlement = (
       /** What the payment's error names beyond its code (decisions.md "Error bodies"). */
       details?: Record<string, unknown>;
     }
-  | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string }
+  /** The payer must act: a 3-D Secure page, a UPI intent link, or nothing to open (a UPI collect in the payer's app). */
+  | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string | null }
   | { kind: 'pending'; processorPaymentId: string | null }
 ) & {
   /** The 3-D Secure outcome, when the payer was authenticated on the way (authentication value sealed). */
   threeDs?: ThreeDsRecord;
+};
+
+/** A UPI collect payment: a collect request to the payer's UPI id, answered in the payer's app. */
+export type UpiPaymentInput = Pick<
+  CardPaymentInput,
+  'merchantId' | 'mode' | 'paymentRequestId' | 'payer' | 'isSandbox' | 'options' | 'testHeaders' | 'recoveryPoint'
+> & {
+  upiId: string;
+  expected: { amount: number; unit: string };
 };

@@ -1,6 +1,6 @@
 import { fromMinor } from '../../lib/money.js';
 import type { CardRow, PaymentRow } from './rows.js';
-import { failureView } from './payment-error.js';
+import { failureView } from '../payment-failures.js';
 import type { PaymentView } from './schemas.js';
 
 /** The merchant-facing payment. The card appears only as brand, BIN, last 4 and expiry. */
