@@ -6,6 +6,7 @@ import type { PaymentStatus } from '../storage/schema.js';
 export interface AttemptOutcome {
   id: number;
   status: PaymentStatus;
+  method: string;
   failure_code: string | null;
   decline_code: string | null;
   decline_reason: string | null;
@@ -24,6 +25,11 @@ export function paymentError(payment: AttemptOutcome): AppError | undefined {
   const extensions = { paymentId: payment.id };
   switch (payment.failure_code) {
     case 'card_declined':
+      if (payment.method === 'wallet')
+        return new AppError('PAYMENT_DECLINED', `The wallet payment was declined: ${payment.decline_reason}`, {
+          details: { declineReason: payment.decline_reason, issuerResponse: payment.decline_code },
+          extensions,
+        });
       return new AppError('CARD_DECLINED', `The card was declined: ${payment.decline_reason}`, {
         details: { declineCode: payment.decline_code, declineReason: payment.decline_reason },
         extensions,

@@ -17,7 +17,9 @@ export interface AuthorizeInput {
   amount: number;
   currency: string;
   capture: boolean;
-  card: CardDetails;
+  /** What pays: a card (card processors) or a wallet's payment token (the wallet processor). */
+  card?: CardDetails;
+  wallet?: { token: string; walletType: string };
   /** browserInfo: the payer's browser as the merchant sent it, for the ACS's risk decision. */
   threeDS: { force: boolean; returnUrl: string; browserInfo?: Record<string, unknown> };
   /** Sandbox-only test controls passed through to the sandbox network. */

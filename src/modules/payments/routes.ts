@@ -23,11 +23,13 @@ import {
   Refund,
   RefundBody,
   RequestIdParams,
+  WalletBody,
   type H2hCard,
   type H2hToken,
 } from './schemas.js';
 import { submitCardPayment } from './submit-card-payment.js';
 import { submitUpiPayment } from './submit-upi-payment.js';
+import { submitWalletPayment } from './submit-wallet-payment.js';
 import type { CardPaymentInput, CardPaymentResult } from './types.js';
 import { paymentError } from '../payment-failures.js';
 import { paymentView } from './view.js';
@@ -111,6 +113,30 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       },
     );
   }
+
+  app.post(
+    '/payments/wallet/:id',
+    {
+      schema: {
+        summary: 'Pay a payment request with a wallet (Google Pay, Apple Pay) payment token',
+        tags: TAGS,
+        params: RequestIdParams,
+        body: WalletBody,
+        response: { 200: Payment },
+      },
+      config: SUBMISSION,
+    },
+    async (request) => {
+      const body = request.body;
+      const payment = await submitWalletPayment(ctx, {
+        ...submissionInput(request, body),
+        token: body.token,
+        walletType: WALLET_TYPES[body.wallet.walletType],
+        captureDelayHours: body.captureDelayHours ?? 0,
+      });
+      return respond({ payment, card: undefined, cardToken: null });
+    },
+  );
 
   challengeReturnRoutes(app, ctx);
 
@@ -196,20 +222,26 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
   );
 }
 
-type PayerFields = Pick<
-  H2hCard,
-  | 'name'
-  | 'email'
-  | 'phoneNumber'
-  | 'address'
-  | 'city'
-  | 'state'
-  | 'postalCode'
-  | 'country'
-  | 'is3ds'
-  | 'isSandbox'
-  | 'ipAddress'
-> &
+/** The one-letter wallet types are the same wallets. */
+const WALLET_TYPES = { googlepay: 'googlepay', G: 'googlepay', applepay: 'applepay', A: 'applepay' } as const;
+
+type PayerFields = Pick<H2hCard, 'name' | 'email'> &
+  Partial<
+    Pick<
+      H2hCard,
+      | 'name'
+      | 'email'
+      | 'phoneNumber'
+      | 'address'
+      | 'city'
+      | 'state'
+      | 'postalCode'
+      | 'country'
+      | 'is3ds'
+      | 'isSandbox'
+      | 'ipAddress'
+    >
+  > &
   Partial<Pick<H2hCard, 'referenceId' | 'notifyUrl' | 'successUrl' | 'failureUrl' | 'originDomain' | 'browserInfo'>>;
 
 /** What every submission path shares: caller, payer, options, sandbox test controls. */

@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TOptional, type TProperties } from '@sinclair/typebox';
 import { Id, nullable } from '../../lib/schema.js';
 import { PaymentFailure } from '../payment-failures.js';
 
@@ -124,6 +124,42 @@ export const ProcessorCardBody = object(
   },
   'Card per processor (no amount, unit or referenceId: the payment request decides)',
 );
+
+const optional = <P extends TProperties>(properties: P) =>
+  Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as {
+    [K in keyof P]: TOptional<P[K]>;
+  };
+
+/** decisions.md "Wallet payments": `googlepay` / `applepay`, or their one-letter forms. */
+export const WalletType = Type.Union([
+  Type.Literal('googlepay'),
+  Type.Literal('applepay'),
+  Type.Literal('G'),
+  Type.Literal('A'),
+]);
+
+export const WalletBody = object(
+  {
+    name: Payer.name,
+    email: Payer.email,
+    ...optional({
+      phoneNumber: Payer.phoneNumber,
+      address: Payer.address,
+      city: Payer.city,
+      state: Payer.state,
+      postalCode: Payer.postalCode,
+      country: Payer.country,
+    }),
+    token: Type.String({ minLength: 1, maxLength: 4096, description: "The wallet's payment token" }),
+    wallet: Type.Object({ ...WalletData.properties, walletType: WalletType }),
+    ...Capture,
+    browserInfo: Type.Optional(BrowserInfo),
+    ...Common,
+    ...Notification,
+  },
+  'Wallet (Google Pay, Apple Pay): name, email, token and wallet.walletType required',
+);
+export type WalletPayment = Static<typeof WalletBody>;
 
 /** For the OpenAPI document: the h2h path takes one of the three variants, chosen by number / token / upiId. */
 export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody]);

@@ -95,7 +95,8 @@ async function attempt(
   return { payment: current, card, retryableError: outcome.kind === 'error' && outcome.retryable };
 }
 
-function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
+/** A processor's answer to an authorization as a settlement; undefined when there was no answer in time. */
+export function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
   switch (outcome.kind) {
     case 'approved':
       return {

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js';
-import { alreadyInProgress, expectedMinor, whyNotBegun } from './begin-attempt.js';
+import { beginAttemptWithoutCard } from './begin-attempt.js';
 import { refuseLiveMode } from './live-mode.js';
-import { findPayment, insertAttempt, type PaymentRow } from './repository.js';
+import { findPayment, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
 import type { PaymentContext, Settlement, UpiPaymentInput } from './types.js';
 
@@ -23,31 +23,15 @@ export async function submitUpiPayment(ctx: PaymentContext, input: UpiPaymentInp
   }
   refuseLiveMode(input, 'UPI service provider');
   const scope = { merchantId: input.merchantId, livemode: false };
-  const resume = input.recoveryPoint?.resume;
-  const resumed = resume ? await findPayment(ctx.db, scope, resume.paymentId) : undefined;
-  if (resumed) return resumed;
 
-  const now = ctx.clock.now();
-  let payment: PaymentRow | undefined;
-  try {
-    payment = await insertAttempt(ctx.db, {
-      merchantId: input.merchantId,
-      paymentRequestId: input.paymentRequestId,
-      expected: expectedMinor(input.expected),
-      card: null,
-      processor: 'upi',
-      method: 'upi',
-      captureDelayHours: 0,
-      payer: input.payer,
-      options: { ...input.options, upiId: input.upiId },
-      now,
-      recoveryPoint: input.recoveryPoint && { ...input.recoveryPoint, sealedCardToken: null },
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw alreadyInProgress();
-    throw error;
-  }
-  if (!payment) throw await whyNotBegun(ctx, input, now);
+  const { payment, resumed } = await beginAttemptWithoutCard(ctx, {
+    ...input,
+    processor: 'upi',
+    method: 'upi',
+    captureDelayHours: 0,
+    options: { ...input.options, upiId: input.upiId },
+  });
+  if (resumed) return payment;
 
   const outcome = await ctx.processors.upi.collect({
     reference: `pay_${payment.id}`,

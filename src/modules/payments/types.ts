@@ -72,3 +72,18 @@ export type UpiPaymentInput = Pick<
   upiId: string;
   expected: { amount: number; unit: string };
 };
+
+/** A wallet payment: the wallet's payment token, authorized by the wallet processor like a card. */
+export type WalletPaymentInput = Pick<
+  CardPaymentInput,
+  | 'merchantId'
+  | 'mode'
+  | 'paymentRequestId'
+  | 'payer'
+  | 'is3ds'
+  | 'isSandbox'
+  | 'options'
+  | 'testHeaders'
+  | 'recoveryPoint'
+  | 'captureDelayHours'
+> & { token: string; walletType: 'googlepay' | 'applepay' };
