@@ -10,4 +10,6 @@ export const ReferenceQuery = Type.Object({ reference: Reference });
 export const ThreeDS = Type.Object({
   force: Type.Optional(Type.Boolean()),
   returnUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+  /** The payer's browser (EMV 3DS device data); the sandbox ACS accepts it and decides by card only. */
+  browserInfo: Type.Optional(Type.Object({}, { additionalProperties: true })),
 });

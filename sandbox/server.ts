@@ -32,6 +32,8 @@ export interface SandboxOptions {
 export interface Sandbox {
   url: string;
   setGatewayUrl(url: string): void;
+  /** Where browsers reach the ACS page (a gateway relaying it, say); default the sandbox's own URL. */
+  setPublicUrl(url: string): void;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   return {
     url,
     setGatewayUrl: (gatewayUrl) => callbacks.setGatewayUrl(gatewayUrl),
+    setPublicUrl: (publicUrl) => ctx.challenges.setBaseUrl(publicUrl),
     close: () =>
       (closing ??= (async () => {
         timers.close(); // wakes held answers, drops scheduled callbacks and retries

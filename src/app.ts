@@ -13,6 +13,7 @@ import { loadShedding, type LoadLimits } from './http/load-shedding.js';
 import { RouteCatalog, routeNotFound } from './http/not-found.js';
 import { openApi } from './http/openapi.js';
 import { rateLimits } from './http/rate-limit.js';
+import { sandboxPages } from './http/sandbox-pages.js';
 import { headersWithoutHooks, requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
 import { checkApiVersion, rewriteVersionPrefix, V1_GONE_PATH, v1Gone } from './http/versioning.js';
@@ -145,6 +146,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   checkoutSessions.routes(app, ctx);
   customers.routes(app, ctx);
   payments.routes(app, ctx);
+  if (!config.sandboxUrl) await sandboxPages(app, options.sandboxUrl);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,

@@ -14,6 +14,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   publicUrl: string;
+  /** PUBLIC_URL was given: browsers reach the gateway there (else at its own listening address). */
+  publicUrlGiven: boolean;
   checkoutUrl: string;
   tls: { cert: Buffer; key: Buffer } | undefined;
   /** Absent in development: generated once and persisted in storage. Required in production. */
@@ -34,6 +36,10 @@ export interface Config {
   sandboxLatencyMs: number;
   /** How long a processor call may take before the payment is left pending and reconciled later. */
   processorTimeoutMs: number;
+  /** THREEDS_CHALLENGE_TTL_SECONDS: a 3-D Secure challenge not answered in time fails the payment. */
+  threeDsChallengeTtlSeconds: number;
+  /** UPI_COLLECT_TTL_SECONDS: a UPI payment the payer does not answer in time fails (the built-in PSP's TTL too). */
+  upiCollectTtlSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -161,6 +167,8 @@ export function loadConfig(env: Env = process.env): Config {
   const sandboxUrl = url('SANDBOX_URL', read('SANDBOX_URL'), ['http:', 'https:']);
   const sandboxLatencyMs = integer('SANDBOX_LATENCY_MS', 0, 0, 60_000);
   const processorTimeoutMs = integer('PROCESSOR_TIMEOUT_MS', 8000, 50, 60_000);
+  const threeDsChallengeTtlSeconds = integer('THREEDS_CHALLENGE_TTL_SECONDS', 600, 30, 86_400);
+  const upiCollectTtlSeconds = integer('UPI_COLLECT_TTL_SECONDS', 300, 30, 86_400);
 
   const seedRaw = read('SEED_DEMO');
   if (seedRaw !== undefined && seedRaw !== 'true' && seedRaw !== 'false') {
@@ -176,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     publicUrl,
+    publicUrlGiven: read('PUBLIC_URL') !== undefined,
     checkoutUrl,
     tls,
     jwtSecret,
@@ -190,5 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxUrl,
     sandboxLatencyMs,
     processorTimeoutMs,
+    threeDsChallengeTtlSeconds,
+    upiCollectTtlSeconds,
   };
 }

@@ -57,6 +57,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         gatewayUrl: config.publicUrl,
         callbackSecret: secrets.callbackSigningSecret,
         latencyMs: config.sandboxLatencyMs,
+        upiCollectTtlSeconds: config.upiCollectTtlSeconds,
       });
     }
     heartbeat = await startHeartbeat(storage.db, logger, { soleInstance: storage.kind === 'pglite' });
@@ -81,6 +82,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const url = `${config.tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     // Callbacks go straight to this instance on loopback (PUBLIC_URL may name a proxy in front).
     sandbox?.setGatewayUrl(url);
+    // The payer's browser reaches the built-in sandbox's pages through the gateway (http/sandbox-pages.ts).
+    sandbox?.setPublicUrl(config.publicUrlGiven ? config.publicUrl : url);
     let closing: Promise<void> | undefined;
     return {
       app,

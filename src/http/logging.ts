@@ -17,6 +17,7 @@ const REDACT_PATHS = [
   '*.apiKey',
   '*.accessToken',
   '*.secret',
+  '*.authenticationValue',
 ];
 
 const PATTERNS: Array<[RegExp, string]> = [

@@ -31,6 +31,7 @@ export const CHECKOUT_TOKEN_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; url:
     url: `/payments/creditCard/${processor}/:id`,
     boundParam: 'id',
   })),
+  { method: 'POST', url: '/payments/wallet/:id', boundParam: 'id' },
 ];
 
 /** The path parameter binding a checkout token on this route, or undefined when tokens may not call it. */

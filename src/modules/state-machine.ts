@@ -1,4 +1,4 @@
-import type { PaymentRequestStatus, PaymentStatus } from '../storage/schema.js';
+import type { PaymentRequestStatus, PaymentStatus, ThreeDsRecord } from '../storage/schema.js';
 
 /**
  * The one place that decides which status changes are legal (decisions.md "States").
@@ -44,6 +44,8 @@ export type PaymentPatch = {
   challenge_url?: string | null;
   capture_at?: Date | null;
   amount_captured?: number;
+  failure_details?: Record<string, unknown> | null;
+  three_ds?: ThreeDsRecord | null;
 };
 
 /** The request status that follows from a payment attempt reaching `status`. */

@@ -14,8 +14,11 @@ interface SandboxAnswer {
   status?: string;
   captured?: boolean;
   declineCode?: string;
+  /** The wallet processor's name for the decline code. */
+  issuerResponse?: string;
   declineReason?: string;
   challengeUrl?: string;
+  eci?: string;
   error?: string;
   retryable?: boolean;
 }
@@ -23,12 +26,13 @@ interface SandboxAnswer {
 const answerOf = (body: unknown): SandboxAnswer => (typeof body === 'object' && body !== null ? body : {});
 
 /**
- * The built-in sandbox card processors. acme answers an authorization synchronously; globex
- * accepts it (202) and reports the outcome by callback. Both share the sandbox's API shape,
- * so one adapter serves both with its own path prefix.
+ * The built-in sandbox processors. acme answers an authorization synchronously; globex
+ * accepts it (202) and reports the outcome by callback; the wallet processor answers a wallet token
+ * synchronously. All share the sandbox's API shape (its follow-ups included), so one adapter serves
+ * them with their own path prefix.
  */
 export function createCardProcessor(
-  name: 'acme' | 'globex',
+  name: 'acme' | 'globex' | 'wallet',
   baseUrl: string,
   timeoutMs: number,
 ): Processor & { close(): Promise<void> } {
@@ -55,7 +59,8 @@ export function createCardProcessor(
             amount: input.amount,
             currency: input.currency,
             capture: input.capture,
-            card: input.card,
+            ...(input.card ? { card: input.card } : {}),
+            ...(input.wallet ? { token: input.wallet.token, walletType: input.wallet.walletType } : {}),
             threeDS: input.threeDS,
           },
           input.testHeaders,
@@ -73,12 +78,17 @@ export function createCardProcessor(
         return { kind: 'error', retryable: false, message: String(body.error ?? response.status) };
       switch (body.status ?? '') {
         case 'approved':
-          return { kind: 'approved', processorPaymentId: String(body.id), captured: Boolean(body.captured) };
+          return {
+            kind: 'approved',
+            processorPaymentId: String(body.id),
+            captured: Boolean(body.captured),
+            ...(typeof body.eci === 'string' ? { eci: body.eci } : {}),
+          };
         case 'declined':
           return {
             kind: 'declined',
             processorPaymentId: body.id ?? null,
-            declineCode: String(body.declineCode ?? '05'),
+            declineCode: String(body.declineCode ?? body.issuerResponse ?? '05'),
             declineReason: String(body.declineReason ?? 'declined'),
           };
         case 'challenge':

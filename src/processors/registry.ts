@@ -1,5 +1,6 @@
 import { createCardProcessor } from './card-processor.js';
 import type { Processor } from './types.js';
+import { createUpiPsp } from './upi-psp.js';
 
 /** The card processors and how each answers an authorization (shown in the API reference). */
 export const CARD_PROCESSORS = {
@@ -17,16 +18,21 @@ export function createProcessorRegistry(sandboxUrl: string, timeoutMs: number) {
       createCardProcessor(name, sandboxUrl, timeoutMs),
     ]),
   );
+  const upi = createUpiPsp(sandboxUrl, timeoutMs);
+  // The wallet processor: a processor like the card ones for every follow-up, never a card failover.
+  const wallet = createCardProcessor('wallet', sandboxUrl, timeoutMs);
   return {
+    /** The UPI PSP (collect and intent payments). */
+    upi,
     get(name: string): Processor | undefined {
-      return processors.get(name);
+      return name === wallet.name ? wallet : processors.get(name);
     },
     /** The other card processor, for the one failover attempt of the h2h path. */
     alternative(name: string): Processor | undefined {
       return [...processors.values()].find((p) => p.name !== name);
     },
     async close() {
-      await Promise.all([...processors.values()].map((p) => p.close()));
+      await Promise.all([...processors.values(), upi, wallet].map((p) => p.close()));
     },
   };
 }

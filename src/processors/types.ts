@@ -17,14 +17,18 @@ export interface AuthorizeInput {
   amount: number;
   currency: string;
   capture: boolean;
-  card: CardDetails;
-  threeDS: { force: boolean; returnUrl: string };
+  /** What pays: a card (card processors) or a wallet's payment token (the wallet processor). */
+  card?: CardDetails;
+  wallet?: { token: string; walletType: string };
+  /** browserInfo: the payer's browser as the merchant sent it, for the ACS's risk decision. */
+  threeDS: { force: boolean; returnUrl: string; browserInfo?: Record<string, unknown> };
   /** Sandbox-only test controls passed through to the sandbox network. */
   testHeaders?: Record<string, string>;
 }
 
 export type AuthorizeOutcome =
-  | { kind: 'approved'; processorPaymentId: string; captured: boolean }
+  /** eci: the payer was authenticated without a challenge (frictionless 3-D Secure). */
+  | { kind: 'approved'; processorPaymentId: string; captured: boolean; eci?: string }
   | { kind: 'declined'; processorPaymentId: string | null; declineCode: string; declineReason: string }
   | { kind: 'pending'; processorPaymentId: string }
   | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string }

@@ -184,6 +184,15 @@ export interface CardsTable {
   created_at: Timestamp;
 }
 
+/** What a payment keeps of its 3-D Secure authentication. */
+export interface ThreeDsRecord {
+  /** Y, N, A, U or R. */
+  result: string;
+  eci: string | null;
+  /** The CAVV/AAV, sealed by the card vault. */
+  authenticationValue: string | null;
+}
+
 export interface PaymentsTable {
   id: Generated<number>;
   merchant_id: number;
@@ -205,6 +214,10 @@ export interface PaymentsTable {
   decline_reason: string | null;
   failure_code: string | null;
   challenge_url: string | null;
+  /** Why a failed payment failed, as its error shows it (threeDsResult, acsResponse, upiResponse…). */
+  failure_details: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** 3-D Secure result: { result, eci, authenticationValue (sealed) }; never logged. */
+  three_ds: ColumnType<ThreeDsRecord | null, string | null | undefined, string | null>;
   /** Payer details as submitted (name, email, phone, address…), never card data. */
   payer: ColumnType<Record<string, unknown>, string, string>;
   /** Submission options (is3ds, referenceId, notifyUrl, successUrl, failureUrl, originDomain, ipAddress, browserInfo). */

@@ -1,5 +1,6 @@
 import type { DbContext } from '../../context.js';
 import { fromMinor } from '../../lib/money.js';
+import { failureView, type AttemptOutcome } from '../payment-failures.js';
 import { getPaymentRequest } from './get-payment-request.js';
 import { findLastPayment, type MerchantScope } from './repository.js';
 import { effectiveStatus } from './status.js';
@@ -14,6 +15,14 @@ export async function getPaymentRequestStatus(ctx: DbContext, input: { scope: Me
     amount: fromMinor(row.amount, row.currency),
     unit: row.currency,
     referenceId: row.reference,
-    lastPayment: last ? { paymentId: last.id, status: last.status, declineCode: last.decline_code } : null,
+    lastPayment: last ? lastPayment(last) : null,
   };
+}
+
+/** A card decline is told by its declineCode; any other failure (3-D Secure, UPI, processor) by `failure`. */
+function lastPayment(last: AttemptOutcome) {
+  const told = { paymentId: last.id, status: last.status, declineCode: last.decline_code };
+  return last.status === 'failed' && last.failure_code !== 'card_declined'
+    ? { ...told, failure: failureView(last) }
+    : told;
 }

@@ -96,7 +96,7 @@ export async function customerExists(db: Db, scope: MerchantScope, customerId: n
 export async function findLastPayment(db: Db, scope: MerchantScope, paymentRequestId: number) {
   return db
     .selectFrom('payments')
-    .select(['id', 'status', 'decline_code'])
+    .select(['id', 'status', 'method', 'decline_code', 'decline_reason', 'failure_code', 'failure_details'])
     .where('merchant_id', '=', scope.merchantId)
     .where('livemode', '=', scope.livemode)
     .where('payment_request_id', '=', paymentRequestId)

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { PaymentFailure } from '../payment-failures.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
 import { Id, nullable } from '../../lib/schema.js';
 
@@ -88,6 +89,7 @@ export const LastPayment = Type.Object({
   paymentId: Type.Integer(),
   status: Type.String(),
   declineCode: nullable(Type.String()),
+  failure: Type.Optional(PaymentFailure),
 });
 export type LastPayment = Static<typeof LastPayment>;
 

@@ -3,7 +3,7 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { normalizeCurrency, toMinor } from '../../lib/money.js';
 import { vaultFields, type CheckedCard } from '../cards/index.js';
 import { assertOpen, findPaymentRequest } from '../payment-requests/index.js';
-import { insertAttempt, type CardRow, type PaymentRow } from './repository.js';
+import { findPayment, insertAttempt, type CardRow, type PaymentRow } from './repository.js';
 import type { CardPaymentInput, PaymentContext } from './types.js';
 
 /** The card for this submission: already vaulted (token, or a failover's second attempt) or about to be. */
@@ -20,7 +20,11 @@ export interface StoredCard {
  * the request must exist, be open, and (h2h) match amount and unit; otherwise a concurrent
  * attempt got there first.
  */
-async function whyNotBegun(ctx: PaymentContext, input: CardPaymentInput, now: Date): Promise<AppError> {
+async function whyNotBegun(
+  ctx: PaymentContext,
+  input: Pick<CardPaymentInput, 'merchantId' | 'paymentRequestId' | 'expected'>,
+  now: Date,
+): Promise<AppError> {
   const request = await findPaymentRequest(
     ctx.db,
     { merchantId: input.merchantId, livemode: false },
@@ -110,3 +114,42 @@ export async function beginAttempt(
 }
 
 const alreadyInProgress = () => conflict('A payment for this payment request is already in progress or has succeeded');
+
+/**
+ * The pending attempt of a payment without a card (UPI, wallet), committed like a card's (with its
+ * recovery point) before its processor is called; the same refusals when it cannot begin. A retry of
+ * a submission that already committed its payment gets that payment back (`resumed`), and must not
+ * call the processor again.
+ */
+export async function beginAttemptWithoutCard(
+  ctx: PaymentContext,
+  input: Pick<
+    CardPaymentInput,
+    'merchantId' | 'paymentRequestId' | 'expected' | 'payer' | 'options' | 'recoveryPoint'
+  > & {
+    processor: string;
+    method: 'upi' | 'wallet';
+    captureDelayHours: number;
+  },
+): Promise<{ payment: PaymentRow; resumed: boolean }> {
+  const resume = input.recoveryPoint?.resume;
+  const scope = { merchantId: input.merchantId, livemode: false };
+  const earlier = resume ? await findPayment(ctx.db, scope, resume.paymentId) : undefined;
+  if (earlier) return { payment: earlier, resumed: true };
+  const now = ctx.clock.now();
+  let payment: PaymentRow | undefined;
+  try {
+    payment = await insertAttempt(ctx.db, {
+      ...input,
+      expected: input.expected ? expectedMinor(input.expected) : undefined,
+      card: null,
+      now,
+      recoveryPoint: input.recoveryPoint && { ...input.recoveryPoint, sealedCardToken: null },
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') throw alreadyInProgress();
+    throw error;
+  }
+  if (!payment) throw await whyNotBegun(ctx, input, now);
+  return { payment, resumed: false };
+}

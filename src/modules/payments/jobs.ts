@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobHandlers, Sweep } from '../../jobs/queue.js';
 import { capturePayment } from './capture.js';
-import { claimStalePending, findPayment, type PaymentRow } from './repository.js';
+import { claimStalePending, findPayment, findUnanswered, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
+import type { PaymentStatus } from '../../storage/schema.js';
 import type { PaymentContext, Settlement } from './types.js';
 
 /** A payment still pending this long after its last change is asked about at its processor. */
@@ -37,7 +38,55 @@ export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger 
       }
       return stale.length;
     },
+    () =>
+      expireUnanswered(ctx, {
+        methods: ['card', 'token', 'wallet'],
+        statuses: ['requires_action'],
+        ttlSeconds: ctx.config.threeDsChallengeTtlSeconds,
+        failure: {
+          failureCode: 'threeds_failed',
+          declineReason: 'The 3-D Secure challenge was not answered in time',
+          details: { threeDsResult: null, acsResponse: 'challenge_expired' },
+        },
+      }),
+    () =>
+      expireUnanswered(ctx, {
+        methods: ['upi'],
+        statuses: ['pending', 'requires_action'],
+        ttlSeconds: ctx.config.upiCollectTtlSeconds,
+        failure: {
+          failureCode: 'upi_failed',
+          declineReason: 'The payer did not answer the UPI request in time',
+          details: { upiResponse: null, reason: 'collect_expired' },
+        },
+      }),
   ];
+}
+
+/**
+ * A 3-D Secure challenge or a UPI request nobody answered in time (THREEDS_CHALLENGE_TTL_SECONDS,
+ * UPI_COLLECT_TTL_SECONDS) fails its payment and reopens the request for another attempt. Through
+ * the state machine, so an answer that comes later finds the payment failed and changes nothing (and
+ * two instances expiring it at once is harmless).
+ */
+async function expireUnanswered(
+  ctx: PaymentContext,
+  input: {
+    methods: PaymentRow['method'][];
+    statuses: PaymentStatus[];
+    ttlSeconds: number;
+    failure: Pick<Extract<Settlement, { kind: 'failed' }>, 'failureCode' | 'declineReason' | 'details'>;
+  },
+): Promise<number> {
+  const now = ctx.clock.now();
+  const cutoff = new Date(now.getTime() - input.ttlSeconds * 1000);
+  const unanswered = await findUnanswered(ctx.db, { ...input, cutoff, limit: RECONCILE_BATCH });
+  let expired = 0;
+  for (const payment of unanswered) {
+    const settlement: Settlement = { kind: 'failed', processorPaymentId: null, ...input.failure };
+    if (await settlePayment(ctx, { payment, settlement })) expired++;
+  }
+  return expired;
 }
 
 export function paymentJobs(ctx: PaymentContext): JobHandlers {

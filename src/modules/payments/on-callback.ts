@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { ProcessorRegistry } from '../../processors/registry.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEvent, CallbackHandlerMap } from '../callbacks/index.js';
+import type { Vault } from '../cards/index.js';
 import { lockPaymentForCallback, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
 import type { Settlement } from './types.js';
@@ -11,7 +12,9 @@ import type { Settlement } from './types.js';
  * inside the transaction that marks the event processed. Late, duplicate and out-of-order
  * events are harmless: the state machine refuses any backwards move.
  */
-export function paymentCallbackHandlers(ctx: Pick<AppContext, 'clock' | 'logger' | 'processors'>): CallbackHandlerMap {
+export function paymentCallbackHandlers(
+  ctx: Pick<AppContext, 'clock' | 'logger' | 'processors' | 'vault'>,
+): CallbackHandlerMap {
   const onOutcome = async (event: CallbackEvent, trx: Db) => {
     const payment = await paymentFor(trx, event);
     if (!payment) {
@@ -19,7 +22,11 @@ export function paymentCallbackHandlers(ctx: Pick<AppContext, 'clock' | 'logger'
       return;
     }
     const settlement =
-      event.source === '3ds' ? threeDsSettlement(event, payment) : processorSettlement(ctx.processors, event, payment);
+      event.source === '3ds'
+        ? threeDsSettlement(ctx.vault, event, payment)
+        : payment.method === 'upi'
+          ? upiSettlement(event)
+          : processorSettlement(ctx.processors, event, payment);
     if (!settlement) return;
     await settlePayment({ db: trx, clock: ctx.clock }, { payment, settlement });
   };
@@ -31,6 +38,22 @@ async function paymentFor(trx: Db, event: CallbackEvent): Promise<PaymentRow | u
   const reference = event.body.providerData?.reference;
   const id = typeof reference === 'string' && /^pay_\d{1,15}$/.test(reference) ? Number(reference.slice(4)) : undefined;
   return lockPaymentForCallback(trx, id, event.body.transactionId);
+}
+
+/** The UPI PSP's answer from the payer's app: approved, or failed with a UPI response code (U30, U16, U66, U69). */
+function upiSettlement(event: CallbackEvent): Settlement | undefined {
+  const { transactionId: processorPaymentId, status, providerData = {} } = event.body;
+  if (status === 'success') return { kind: 'approved', processorPaymentId, captured: true };
+  if (status !== 'failed') return undefined;
+  const upiResponse = typeof providerData.upiResponse === 'string' ? providerData.upiResponse : null;
+  const reason = typeof providerData.declineReason === 'string' ? providerData.declineReason : 'UPI payment failed';
+  return {
+    kind: 'failed',
+    processorPaymentId,
+    failureCode: 'upi_failed',
+    declineReason: reason,
+    details: { upiResponse, reason },
+  };
 }
 
 /** A processor's outcome callback, read by that processor's own parseCallback. */
@@ -67,8 +90,14 @@ function processorSettlement(
   }
 }
 
-/** The 3-D Secure result carries the final outcome of the challenged authorization. */
+/**
+ * The ACS's result carries the final outcome of the challenged authorization (the sandbox ACS
+ * authorizes with the processor once the payer is authenticated). Not authenticated (N, U, R) fails
+ * the payment with THREEDS_FAILED; authenticated but declined by the issuer is a card decline. The
+ * result, ECI and authentication value are kept on the payment, the value sealed.
+ */
 function threeDsSettlement(
+  vault: Vault,
   event: Extract<CallbackEvent, { source: '3ds' }>,
   payment: PaymentRow,
 ): Settlement | undefined {
@@ -78,15 +107,30 @@ function threeDsSettlement(
   const declineCode = typeof data.declineCode === 'string' ? data.declineCode : undefined;
   const declineReason = typeof data.declineReason === 'string' ? data.declineReason : undefined;
   const authenticated = body.threeDsResult === 'Y' || body.threeDsResult === 'A';
-  if (authenticated && body.status === 'success')
-    return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
-  if (declineCode)
-    return { kind: 'declined', processorPaymentId, declineCode, declineReason: declineReason ?? 'declined' };
+  const threeDs = {
+    result: body.threeDsResult,
+    eci: body.eci ?? null,
+    authenticationValue: body.authenticationValue ? vault.seal(body.authenticationValue) : null,
+  };
   if (body.status === 'pending') return undefined;
+  if (!authenticated)
+    return {
+      kind: 'failed',
+      processorPaymentId,
+      failureCode: 'threeds_failed',
+      declineReason: declineReason ?? `3-D Secure result ${body.threeDsResult}`,
+      details: { threeDsResult: body.threeDsResult, acsResponse: declineReason ?? body.status },
+      threeDs,
+    };
+  if (body.status === 'success')
+    return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0, threeDs };
+  if (declineCode)
+    return { kind: 'declined', processorPaymentId, declineCode, declineReason: declineReason ?? 'declined', threeDs };
   return {
     kind: 'failed',
     processorPaymentId,
-    failureCode: 'threeds_failed',
-    declineReason: `3-D Secure result ${body.threeDsResult}`,
+    failureCode: 'processor_failed',
+    declineReason: declineReason ?? body.status,
+    threeDs,
   };
 }

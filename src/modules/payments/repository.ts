@@ -25,6 +25,11 @@ export async function findPayment(db: Db, scope: Scope, paymentId: number) {
     .executeTakeFirst();
 }
 
+/** By id alone: for the payer's browser coming back from a 3-D Secure challenge (the link is signed). */
+export async function findPaymentById(db: Db, paymentId: number) {
+  return db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst();
+}
+
 /** Newest first. */
 export async function listPaymentsOfRequest(db: Db, scope: Scope, paymentRequestId: number, limit = 100) {
   return db
@@ -83,8 +88,8 @@ export interface NewAttempt {
   paymentRequestId: number;
   /** h2h: the request must have this amount in this currency (minor -1 matches none). */
   expected?: { minor: number; currency: string };
-  /** A card to vault with this attempt, or the id of one already stored. */
-  card: { vault: VaultedCard } | { id: number };
+  /** A card to vault with this attempt, or the id of one already stored; none for UPI. */
+  card: { vault: VaultedCard } | { id: number } | null;
   /** undefined: the merchant's default processor. */
   processor: string | undefined;
   method: string;
@@ -108,8 +113,9 @@ export interface NewAttempt {
  */
 export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentRow | undefined> {
   const { now, expected } = input;
-  const v: Partial<VaultedCard> = 'vault' in input.card ? input.card.vault : {};
-  const storedId = 'id' in input.card ? input.card.id : null;
+  const vaulting = input.card !== null && 'vault' in input.card;
+  const v: Partial<VaultedCard> = input.card !== null && 'vault' in input.card ? input.card.vault : {};
+  const storedId = input.card !== null && 'id' in input.card ? input.card.id : null;
   const legal = sql.join(requestSourcesFor('processing'));
   const point = input.recoveryPoint;
   const { rows } = await sql<PaymentRow>`
@@ -128,7 +134,7 @@ export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentR
         select ${input.merchantId}, false, ${v.token_hash ?? null}, ${v.pan_ciphertext ?? null}, ${v.key_id ?? null},
                ${v.fingerprint ?? null}, ${v.brand ?? null}, ${v.bin ?? null}, ${v.last4 ?? null},
                ${v.exp_month ?? null}::int, ${v.exp_year ?? null}::int, ${v.holder_name ?? null}, ${now}
-        from request where ${'vault' in input.card}
+        from request where ${vaulting}
         returning id
       ),
       pay as (
@@ -190,7 +196,7 @@ export async function transition(
     .with('pay', (qb) =>
       qb
         .updateTable('payments')
-        .set({ ...patch, status: to, updated_at: now })
+        .set({ ...patch, ...jsonColumns(patch), status: to, updated_at: now })
         .where('id', '=', payment.id)
         .where('merchant_id', '=', payment.merchant_id)
         .where('status', 'in', paymentSourcesFor(to))
@@ -251,6 +257,13 @@ export async function transition(
   return row;
 }
 
+/** The patch's JSON members as the driver writes them. */
+function jsonColumns(patch: PaymentPatch) {
+  const json = (value: object | null | undefined) =>
+    value === undefined ? undefined : value === null ? null : JSON.stringify(value);
+  return { failure_details: json(patch.failure_details), three_ds: json(patch.three_ds) };
+}
+
 /**
  * Claims payments pending longer than `cutoff` by bumping updated_at, so each is checked by one
  * instance at a time (SKIP LOCKED), again after the next cutoff until final.
@@ -272,6 +285,22 @@ export async function claimStalePending(db: Db, now: Date, cutoff: Date, limit: 
     )
     .where('status', '=', 'pending')
     .returningAll()
+    .execute();
+}
+
+/** Payments of these methods still waiting for the payer, begun before `cutoff`, oldest first. */
+export async function findUnanswered(
+  db: Db,
+  input: { methods: PaymentRow['method'][]; statuses: PaymentStatus[]; cutoff: Date; limit: number },
+): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('status', 'in', input.statuses)
+    .where('method', 'in', input.methods)
+    .where('created_at', '<', input.cutoff)
+    .orderBy('created_at')
+    .limit(input.limit)
     .execute();
 }
 

@@ -8,6 +8,7 @@ import { fromMinor } from '../../lib/money.js';
 import { CARD_PROCESSORS, type CardProcessorName } from '../../processors/registry.js';
 import { cancelPayment, capturePayment } from './capture.js';
 import { refundPayment } from './refund.js';
+import { challengeReturnRoutes } from './return-routes.js';
 import { findCard, findCardsOf, findPayment, listPaymentsOfRequest } from './repository.js';
 import {
   H2hBody,
@@ -22,11 +23,15 @@ import {
   Refund,
   RefundBody,
   RequestIdParams,
+  WalletBody,
   type H2hCard,
   type H2hToken,
 } from './schemas.js';
 import { submitCardPayment } from './submit-card-payment.js';
+import { submitUpiPayment } from './submit-upi-payment.js';
+import { submitWalletPayment } from './submit-wallet-payment.js';
 import type { CardPaymentInput, CardPaymentResult } from './types.js';
+import { paymentError } from '../payment-failures.js';
 import { paymentView } from './view.js';
 
 const TAGS = ['Payments'];
@@ -49,9 +54,15 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       config: SUBMISSION,
     },
     async (request) => {
-      if ('upiId' in request.body)
-        throw new AppError('INSUFFICIENT_PERMISSIONS', 'UPI payments are not enabled on this gateway yet');
       const body = request.body;
+      if ('upiId' in body) {
+        const payment = await submitUpiPayment(ctx, {
+          ...submissionInput(request, body),
+          upiId: body.upiId,
+          expected: { amount: body.amount, unit: body.unit },
+        });
+        return respond({ payment, card: undefined, cardToken: null });
+      }
       const source: CardPaymentInput['source'] =
         'number' in body && body.number !== undefined
           ? { kind: 'card', number: body.number, expiration: body.expiration, cvv: body.cvv, holder: body.name }
@@ -102,6 +113,32 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       },
     );
   }
+
+  app.post(
+    '/payments/wallet/:id',
+    {
+      schema: {
+        summary: 'Pay a payment request with a wallet (Google Pay, Apple Pay) payment token',
+        tags: TAGS,
+        params: RequestIdParams,
+        body: WalletBody,
+        response: { 200: Payment },
+      },
+      config: SUBMISSION,
+    },
+    async (request) => {
+      const body = request.body;
+      const payment = await submitWalletPayment(ctx, {
+        ...submissionInput(request, body),
+        token: body.token,
+        walletType: WALLET_TYPES[body.wallet.walletType],
+        captureDelayHours: body.captureDelayHours ?? 0,
+      });
+      return respond({ payment, card: undefined, cardToken: null });
+    },
+  );
+
+  challengeReturnRoutes(app, ctx);
 
   app.get(
     '/payments/:paymentId',
@@ -185,20 +222,26 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
   );
 }
 
-type PayerFields = Pick<
-  H2hCard,
-  | 'name'
-  | 'email'
-  | 'phoneNumber'
-  | 'address'
-  | 'city'
-  | 'state'
-  | 'postalCode'
-  | 'country'
-  | 'is3ds'
-  | 'isSandbox'
-  | 'ipAddress'
-> &
+/** The one-letter wallet types are the same wallets. */
+const WALLET_TYPES = { googlepay: 'googlepay', G: 'googlepay', applepay: 'applepay', A: 'applepay' } as const;
+
+type PayerFields = Pick<H2hCard, 'name' | 'email'> &
+  Partial<
+    Pick<
+      H2hCard,
+      | 'name'
+      | 'email'
+      | 'phoneNumber'
+      | 'address'
+      | 'city'
+      | 'state'
+      | 'postalCode'
+      | 'country'
+      | 'is3ds'
+      | 'isSandbox'
+      | 'ipAddress'
+    >
+  > &
   Partial<Pick<H2hCard, 'referenceId' | 'notifyUrl' | 'successUrl' | 'failureUrl' | 'originDomain' | 'browserInfo'>>;
 
 /** What every submission path shares: caller, payer, options, sandbox test controls. */
@@ -251,23 +294,8 @@ function submissionInput(request: FastifyRequest, body: PayerFields) {
 /** A declined or failed attempt is stored and readable, and answered as an error that names it. */
 function respond(result: CardPaymentResult) {
   const { payment, card, cardToken } = result;
-  if (payment.status === 'failed') {
-    const extensions = { paymentId: payment.id };
-    if (payment.failure_code === 'card_declined') {
-      throw new AppError('CARD_DECLINED', `The card was declined: ${payment.decline_reason}`, {
-        details: { declineCode: payment.decline_code, declineReason: payment.decline_reason },
-        extensions,
-      });
-    }
-    throw new AppError(
-      'PROCESSOR_UNAVAILABLE',
-      'The processor could not process the payment; the payer may try again',
-      {
-        details: { reason: payment.failure_code },
-        extensions,
-      },
-    );
-  }
+  const error = paymentError(payment);
+  if (error) throw error;
   return paymentView(payment, card, cardToken);
 }
 
@@ -275,7 +303,7 @@ function respond(result: CardPaymentResult) {
  * The h2h body is one of three variants, chosen by which of number / token / upiId is present
  * (decisions.md); the chosen variant's schema then validates the whole body, so every missing
  * field of that variant is reported at once. It only selects and validates: what a variant may do
- * (UPI is not enabled yet) is the handler's business.
+ * is the handler's business.
  */
 const VARIANTS: Array<[string, ValidateFunction]> = [
   ['number', validatorCompiler({ schema: H2hCardBody, httpPart: 'body' })],

@@ -1,5 +1,6 @@
-import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TOptional, type TProperties } from '@sinclair/typebox';
 import { Id, nullable } from '../../lib/schema.js';
+import { PaymentFailure } from '../payment-failures.js';
 
 /** Field bounds from the spec's "Payer and payment submission fields" table. */
 const url = (description: string) => nullable(Type.String({ maxLength: 2048, description }));
@@ -124,6 +125,42 @@ export const ProcessorCardBody = object(
   'Card per processor (no amount, unit or referenceId: the payment request decides)',
 );
 
+const optional = <P extends TProperties>(properties: P) =>
+  Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as {
+    [K in keyof P]: TOptional<P[K]>;
+  };
+
+/** decisions.md "Wallet payments": `googlepay` / `applepay`, or their one-letter forms. */
+export const WalletType = Type.Union([
+  Type.Literal('googlepay'),
+  Type.Literal('applepay'),
+  Type.Literal('G'),
+  Type.Literal('A'),
+]);
+
+export const WalletBody = object(
+  {
+    name: Payer.name,
+    email: Payer.email,
+    ...optional({
+      phoneNumber: Payer.phoneNumber,
+      address: Payer.address,
+      city: Payer.city,
+      state: Payer.state,
+      postalCode: Payer.postalCode,
+      country: Payer.country,
+    }),
+    token: Type.String({ minLength: 1, maxLength: 4096, description: "The wallet's payment token" }),
+    wallet: Type.Object({ ...WalletData.properties, walletType: WalletType }),
+    ...Capture,
+    browserInfo: Type.Optional(BrowserInfo),
+    ...Common,
+    ...Notification,
+  },
+  'Wallet (Google Pay, Apple Pay): name, email, token and wallet.walletType required',
+);
+export type WalletPayment = Static<typeof WalletBody>;
+
 /** For the OpenAPI document: the h2h path takes one of the three variants, chosen by number / token / upiId. */
 export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody]);
 
@@ -162,6 +199,17 @@ export const Payment = Type.Object({
   captureAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   declineCode: Type.Union([Type.String(), Type.Null()]),
   declineReason: Type.Union([Type.String(), Type.Null()]),
+  failure: PaymentFailure,
+  threeDs: Type.Union(
+    [
+      Type.Object({
+        result: Type.String({ description: '3-D Secure result: Y, N, A, U or R' }),
+        eci: Type.Union([Type.String(), Type.Null()], { description: 'Electronic Commerce Indicator' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The 3-D Secure outcome (the authentication value is kept, never shown)' },
+  ),
   livemode: Type.Boolean(),
   createDate: Type.String({ format: 'date-time' }),
 });

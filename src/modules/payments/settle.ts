@@ -15,6 +15,7 @@ export async function settlePayment(
   const { db } = ctx;
   const now = ctx.clock.now();
   const processorPaymentId = settlement.processorPaymentId ?? payment.processor_payment_id;
+  const threeDs = settlement.threeDs ? { three_ds: settlement.threeDs } : {};
   switch (settlement.kind) {
     case 'pending':
       if (!processorPaymentId || payment.processor_payment_id === processorPaymentId) return undefined;
@@ -22,15 +23,18 @@ export async function settlePayment(
     case 'approved':
       return payment.capture_delay_hours > 0 && !settlement.captured
         ? transition(db, now, payment, 'authorized', {
+            ...threeDs,
             processor_payment_id: processorPaymentId,
             capture_at: new Date(now.getTime() + payment.capture_delay_hours * 3600_000),
           })
         : transition(db, now, payment, 'succeeded', {
+            ...threeDs,
             processor_payment_id: processorPaymentId,
             amount_captured: payment.amount,
           });
     case 'declined':
       return transition(db, now, payment, 'failed', {
+        ...threeDs,
         processor_payment_id: processorPaymentId,
         decline_code: settlement.declineCode,
         decline_reason: settlement.declineReason,
@@ -39,8 +43,10 @@ export async function settlePayment(
     case 'failed':
       return transition(db, now, payment, 'failed', {
         processor_payment_id: processorPaymentId,
+        ...threeDs,
         failure_code: settlement.failureCode,
         decline_reason: settlement.declineReason ?? null,
+        failure_details: settlement.details ?? null,
       });
     case 'challenge':
       return transition(db, now, payment, 'requires_action', {

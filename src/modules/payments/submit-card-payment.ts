@@ -1,9 +1,11 @@
-import { AppError, invalidFormat, notFound } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import type { AuthorizeOutcome } from '../../processors/types.js';
 import { checkCard, isExpired, type CheckedCard } from '../cards/index.js';
 import { beginAttempt, type StoredCard } from './begin-attempt.js';
 import { cardPaymentResult } from './card-payment-result.js';
+import { challengeReturnUrl } from './challenge-return.js';
+import { refuseLiveMode } from './live-mode.js';
 import { resumeCardPayment } from './resume-card-payment.js';
 import { findPayment, findUsableCard, type CardRow, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
@@ -20,13 +22,7 @@ const CARD_TOKEN_PREFIX = 'ctok_';
  */
 export async function submitCardPayment(ctx: PaymentContext, input: CardPaymentInput): Promise<CardPaymentResult> {
   const now = ctx.clock.now();
-  if (input.mode === 'live') {
-    if (input.isSandbox === true) throw invalidFormat('isSandbox', true, 'A live API key cannot make sandbox payments');
-    throw new AppError(
-      'INSUFFICIENT_PERMISSIONS',
-      'No live card processor is configured for this account; use a test key with the sandbox processors',
-    );
-  }
+  refuseLiveMode(input, 'card processor');
   const resume = input.recoveryPoint?.resume;
   const resumed = resume ? await resumeCardPayment(ctx, { merchantId: input.merchantId, resume }) : undefined;
   if (resumed) return resumed;
@@ -82,7 +78,11 @@ async function attempt(
           cvv: stored.cvv,
           holder: card.holder_name,
         },
-        threeDS: { force: input.is3ds, returnUrl: returnUrl(ctx, input) },
+        threeDS: {
+          force: input.is3ds,
+          returnUrl: challengeReturnUrl(ctx, payment.id),
+          browserInfo: (input.options.browserInfo as Record<string, unknown> | null) ?? undefined,
+        },
         testHeaders: input.testHeaders,
       })
     : { kind: 'error', retryable: true, message: `processor ${payment.processor} is not configured` };
@@ -95,10 +95,17 @@ async function attempt(
   return { payment: current, card, retryableError: outcome.kind === 'error' && outcome.retryable };
 }
 
-function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
+/** A processor's answer to an authorization as a settlement; undefined when there was no answer in time. */
+export function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
   switch (outcome.kind) {
     case 'approved':
-      return { kind: 'approved', processorPaymentId: outcome.processorPaymentId, captured: outcome.captured };
+      return {
+        kind: 'approved',
+        processorPaymentId: outcome.processorPaymentId,
+        captured: outcome.captured,
+        // Frictionless 3-D Secure: authenticated by the issuer without a challenge.
+        ...(outcome.eci ? { threeDs: { result: 'Y', eci: outcome.eci, authenticationValue: null } } : {}),
+      };
     case 'declined':
       return {
         kind: 'declined',
@@ -120,11 +127,4 @@ function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
     case 'timeout':
       return undefined;
   }
-}
-
-function returnUrl(ctx: PaymentContext, input: CardPaymentInput): string {
-  const given = input.options.successUrl;
-  return typeof given === 'string' && given
-    ? given
-    : `${ctx.config.checkoutUrl}/main?requestId=${input.paymentRequestId}`;
 }

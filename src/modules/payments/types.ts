@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js';
 import type { TypedCard } from '../cards/index.js';
-import type { KeyMode } from '../../storage/schema.js';
+import type { KeyMode, ThreeDsRecord } from '../../storage/schema.js';
 import type { CardRow, PaymentRow } from './repository.js';
 
 /** What the payment actions use of the context; `db` may be the caller's transaction. */
-export type PaymentContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'processors' | 'config'>;
+export type PaymentContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'processors' | 'config' | 'secrets'>;
 
 export type CardSource = ({ kind: 'card' } & TypedCard) | { kind: 'token'; token: string };
 
@@ -38,15 +38,52 @@ export interface RecoveryPoint {
 
 export interface CardPaymentResult {
   payment: PaymentRow;
-  card: CardRow;
+  /** None for UPI. */
+  card: CardRow | undefined;
   /** Shown once, when the card was accepted (not declined). */
   cardToken: string | null;
 }
 
 /** What a processor told us about an authorization, from any channel (answer, callback, status query). */
-export type Settlement =
+export type Settlement = (
   | { kind: 'approved'; processorPaymentId: string | null; captured: boolean }
   | { kind: 'declined'; processorPaymentId: string | null; declineCode: string; declineReason: string }
-  | { kind: 'failed'; processorPaymentId: string | null; failureCode: string; declineReason?: string }
-  | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string }
-  | { kind: 'pending'; processorPaymentId: string | null };
+  | {
+      kind: 'failed';
+      processorPaymentId: string | null;
+      failureCode: string;
+      declineReason?: string;
+      /** What the payment's error names beyond its code (decisions.md "Error bodies"). */
+      details?: Record<string, unknown>;
+    }
+  /** The payer must act: a 3-D Secure page, a UPI intent link, or nothing to open (a UPI collect in the payer's app). */
+  | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string | null }
+  | { kind: 'pending'; processorPaymentId: string | null }
+) & {
+  /** The 3-D Secure outcome, when the payer was authenticated on the way (authentication value sealed). */
+  threeDs?: ThreeDsRecord;
+};
+
+/** A UPI collect payment: a collect request to the payer's UPI id, answered in the payer's app. */
+export type UpiPaymentInput = Pick<
+  CardPaymentInput,
+  'merchantId' | 'mode' | 'paymentRequestId' | 'payer' | 'isSandbox' | 'options' | 'testHeaders' | 'recoveryPoint'
+> & {
+  upiId: string;
+  expected: { amount: number; unit: string };
+};
+
+/** A wallet payment: the wallet's payment token, authorized by the wallet processor like a card. */
+export type WalletPaymentInput = Pick<
+  CardPaymentInput,
+  | 'merchantId'
+  | 'mode'
+  | 'paymentRequestId'
+  | 'payer'
+  | 'is3ds'
+  | 'isSandbox'
+  | 'options'
+  | 'testHeaders'
+  | 'recoveryPoint'
+  | 'captureDelayHours'
+> & { token: string; walletType: 'googlepay' | 'applepay' };

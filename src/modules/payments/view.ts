@@ -1,5 +1,6 @@
 import { fromMinor } from '../../lib/money.js';
 import type { CardRow, PaymentRow } from './rows.js';
+import { failureView } from '../payment-failures.js';
 import type { PaymentView } from './schemas.js';
 
 /** The merchant-facing payment. The card appears only as brand, BIN, last 4 and expiry. */
@@ -35,6 +36,8 @@ export function paymentView(
     captureAt: payment.capture_at ? payment.capture_at.toISOString() : null,
     declineCode: payment.decline_code,
     declineReason: payment.decline_reason,
+    failure: failureView(payment),
+    threeDs: payment.three_ds ? { result: payment.three_ds.result, eci: payment.three_ds.eci } : null,
     livemode: payment.livemode,
     createDate: payment.created_at.toISOString(),
   };

@@ -1,0 +1,46 @@
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { hmacHex, safeEqual } from '../../lib/crypto.js';
+import { findPaymentById } from './repository.js';
+
+type ReturnContext = Pick<AppContext, 'db' | 'config' | 'secrets'>;
+
+/** Where the payer lands after the outcome is known: the merchant's page, or the gateway's own result page. */
+export type ChallengeLanding =
+  | { kind: 'redirect'; location: string }
+  | { kind: 'page'; status: string; paymentId: number; paymentRequestId: number };
+
+const signature = (ctx: ReturnContext, paymentId: number) =>
+  hmacHex('sha256', ctx.secrets.jwtSecret, `3ds-return:${paymentId}`);
+
+/**
+ * The address the ACS sends the payer's browser back to after a challenge: the gateway's, under
+ * PUBLIC_URL, signed so nobody can read another payment's outcome by guessing its id.
+ */
+export function challengeReturnUrl(ctx: ReturnContext, paymentId: number): string {
+  return `${ctx.config.publicUrl}/payments/${paymentId}/return?signature=${signature(ctx, paymentId)}`;
+}
+
+/**
+ * The payer is back from the ACS (which reported the result on /callbacks/3ds first): send them to
+ * successUrl or failureUrl with paymentRequestId, paymentId and status in the query, or show the
+ * gateway's result page when the merchant gave none, or while the outcome is still being settled.
+ */
+export async function returnFromChallenge(
+  ctx: ReturnContext,
+  input: { paymentId: number; signature: string },
+): Promise<ChallengeLanding> {
+  if (!safeEqual(input.signature, signature(ctx, input.paymentId))) throw notFound('payment');
+  const payment = await findPaymentById(ctx.db, input.paymentId);
+  if (!payment) throw notFound('payment');
+  const landing = { status: payment.status, paymentId: payment.id, paymentRequestId: payment.payment_request_id };
+  const approved = payment.status === 'succeeded' || payment.status === 'authorized';
+  const settled = approved || payment.status === 'failed' || payment.status === 'canceled';
+  const target = payment.options[approved ? 'successUrl' : 'failureUrl'];
+  if (!settled || typeof target !== 'string' || !target) return { kind: 'page', ...landing };
+  const url = new URL(target);
+  url.searchParams.set('paymentRequestId', String(landing.paymentRequestId));
+  url.searchParams.set('paymentId', String(landing.paymentId));
+  url.searchParams.set('status', landing.status);
+  return { kind: 'redirect', location: url.toString() };
+}

@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import type { App, AppContext } from '../../context.js';
+import { returnFromChallenge, type ChallengeLanding } from './challenge-return.js';
+import { PaymentIdParams } from './schemas.js';
+
+const ReturnQuery = Type.Object({ signature: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
+
+/** The payer's browser, back from the 3-D Secure challenge page (challenge-return.ts). */
+export function challengeReturnRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/payments/:paymentId/return',
+    {
+      schema: {
+        summary: "Where the ACS sends the payer's browser after a 3-D Secure challenge",
+        description:
+          'Redirects (303) to the successUrl or failureUrl of the payment with paymentRequestId, paymentId and status in the query; shows a small result page when none was given or while the outcome is still being settled. The link is signed: the gateway hands it to the ACS.',
+        tags: ['Payments'],
+        params: PaymentIdParams,
+        querystring: ReturnQuery,
+        response: {
+          200: Type.String({ description: 'Result page (text/html)' }),
+          303: Type.Null({ description: 'To successUrl or failureUrl' }),
+        },
+      },
+      config: { auth: 'none' },
+    },
+    async (request, reply) => {
+      const landing = await returnFromChallenge(ctx, {
+        paymentId: request.params.paymentId,
+        signature: request.query.signature,
+      });
+      if (landing.kind === 'redirect') return reply.code(303).header('location', landing.location).send(null);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(resultPage(landing));
+    },
+  );
+}
+
+const HEADINGS: Record<string, string> = {
+  succeeded: 'Payment complete',
+  authorized: 'Payment authorized',
+  failed: 'Payment failed',
+  canceled: 'Payment canceled',
+};
+
+/** The gateway's own landing page: only numbers and fixed words reach it, so nothing needs escaping. */
+function resultPage(landing: Extract<ChallengeLanding, { kind: 'page' }>): string {
+  const heading = HEADINGS[landing.status] ?? 'Confirming your payment…';
+  // Still settling: look again shortly (the ACS reports the result before it sends the payer back).
+  const refresh = HEADINGS[landing.status] ? '' : '<meta http-equiv="refresh" content="2">';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
+<title>${heading}</title></head>
+<body><h1>${heading}</h1>
+<p>Payment ${landing.paymentId} of payment request ${landing.paymentRequestId}: <strong>${landing.status}</strong>.</p>
+<p>You may close this window.</p>
+</body></html>`;
+}
