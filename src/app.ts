@@ -24,6 +24,7 @@ import * as callbacks from './modules/callbacks/index.js';
 import { createVault, parseVaultKeys } from './modules/cards/index.js';
 import * as checkoutSessions from './modules/checkout-sessions/index.js';
 import * as customers from './modules/customers/index.js';
+import * as notifications from './modules/notifications/index.js';
 import * as paymentRequests from './modules/payment-requests/index.js';
 import * as payments from './modules/payments/index.js';
 import * as system from './modules/system/index.js';
@@ -94,7 +95,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   for (const [source, handler] of Object.entries(payments.callbackHandlers(ctx))) {
     ctx.callbackHandlers.register(source as keyof ReturnType<typeof payments.callbackHandlers>, handler);
   }
+  const notificationDelivery = notifications.delivery(ctx);
+  ctx.jobs.use({}, notificationDelivery.sweeps);
   app.addHook('onClose', () => ctx.processors.close());
+  app.addHook('onClose', () => notificationDelivery.close());
   app.decorate('ctx', ctx);
 
   // Set first: plugin scopes registered below (Swagger UI, the front ends) inherit it.
@@ -145,6 +149,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   checkoutSessions.routes(app, ctx);
   customers.routes(app, ctx);
   payments.routes(app, ctx);
+  notifications.routes(app, ctx);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,

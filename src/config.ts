@@ -34,6 +34,12 @@ export interface Config {
   sandboxLatencyMs: number;
   /** How long a processor call may take before the payment is left pending and reconciled later. */
   processorTimeoutMs: number;
+  /** Merchant notification targets on loopback/private/link-local/metadata addresses are allowed (default: development only). */
+  webhookAllowPrivateTargets: boolean;
+  /** How long one notification attempt may take (connect to last byte of the answer's head). */
+  webhookTimeoutMs: number;
+  /** Where e-mail notices go; unset in development → a file outbox under the data directory. */
+  smtpUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -166,6 +172,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (seedRaw !== undefined && seedRaw !== 'true' && seedRaw !== 'false') {
     problems.push(`SEED_DEMO must be "true" or "false" (got "${seedRaw}")`);
   }
+  const allowPrivateRaw = read('WEBHOOK_ALLOW_PRIVATE_TARGETS');
+  if (allowPrivateRaw !== undefined && allowPrivateRaw !== 'true' && allowPrivateRaw !== 'false') {
+    problems.push(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be "true" or "false" (got "${allowPrivateRaw}")`);
+  }
+  const webhookTimeoutMs = integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 60_000);
+  const smtpUrl = url('SMTP_URL', read('SMTP_URL'), ['smtp:', 'smtps:']);
+
   if (production && seedRaw === 'true') problems.push('SEED_DEMO=true is not allowed when NODE_ENV=production');
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -190,5 +203,8 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxUrl,
     sandboxLatencyMs,
     processorTimeoutMs,
+    webhookAllowPrivateTargets: allowPrivateRaw === undefined ? !production : allowPrivateRaw === 'true',
+    webhookTimeoutMs,
+    smtpUrl,
   };
 }

@@ -8,6 +8,7 @@ import * as m0006 from './0006_callback_events.js';
 import * as m0007 from './0007_payments.js';
 import * as m0008 from './0008_callback_raw_body.js';
 import * as m0009 from './0009_idempotency_recovery.js';
+import * as m0010 from './0010_notifications.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0007_payments': m0007,
   '0008_callback_raw_body': m0008,
   '0009_idempotency_recovery': m0009,
+  '0010_notifications': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {
