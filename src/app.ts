@@ -15,7 +15,13 @@ import { openApi } from './http/openapi.js';
 import { rateLimits } from './http/rate-limit.js';
 import { headersWithoutHooks, requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
-import { checkApiVersion, rewriteVersionPrefix, V1_GONE_PATH, v1Gone } from './http/versioning.js';
+import {
+  checkApiVersion,
+  reportDeprecatedVersion,
+  rewriteVersionPrefix,
+  V1_GONE_PATH,
+  v1Gone,
+} from './http/versioning.js';
 import { JobRunner } from './jobs/queue.js';
 import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
@@ -95,10 +101,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   for (const [source, handler] of Object.entries(payments.callbackHandlers(ctx))) {
     ctx.callbackHandlers.register(source as keyof ReturnType<typeof payments.callbackHandlers>, handler);
   }
-  const notificationDelivery = notifications.delivery(ctx);
-  ctx.jobs.use({}, notificationDelivery.sweeps);
+  const notificationWorker = notifications.worker(ctx);
+  ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
   app.addHook('onClose', () => ctx.processors.close());
-  app.addHook('onClose', () => notificationDelivery.close());
+  app.addHook('onClose', () => notificationWorker.close());
   app.decorate('ctx', ctx);
 
   // Set first: plugin scopes registered below (Swagger UI, the front ends) inherit it.
@@ -136,6 +142,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
+  app.addHook('onResponse', reportDeprecatedVersion(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),

@@ -285,6 +285,24 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+export interface DailyReportsTable {
+  merchant_id: number;
+  livemode: boolean;
+  subject: string;
+  day: ColumnType<string, string, never>;
+}
+
+export interface NoticesTable {
+  id: Generated<number>;
+  merchant_id: number;
+  kind: string;
+  to: string;
+  subject: string;
+  body: string;
+  at: Timestamp;
+  sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   cards: CardsTable;
   payments: PaymentsTable;
@@ -293,6 +311,8 @@ export interface Database {
   merchant_settings: MerchantSettingsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  daily_reports: DailyReportsTable;
+  notices: NoticesTable;
   callback_events: CallbackEventsTable;
   payment_requests: PaymentRequestsTable;
   customers: CustomersTable;

@@ -93,7 +93,7 @@ describe('two instances', () => {
     if (b) return () => b!.runJobs();
     const ctx = a.gateway.app.ctx;
     const worker = new JobRunner(ctx.db, clock, ctx.logger);
-    worker.use({}, notifications.delivery(ctx).sweeps);
+    worker.use({}, notifications.worker(ctx).sweeps);
     return () => worker.runDue();
   }
 

@@ -9,6 +9,7 @@ import {
   settleDelivery,
   type MerchantScope,
 } from './repository.js';
+import { queueNotice } from './queue-notice.js';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
 import type { Sender, SendResult } from './sender.js';
 import { signNotification } from './signing.js';
@@ -69,7 +70,7 @@ async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void
     });
     if (result.error === null) return settleDelivery(trx.db, delivery.id, { status: 'succeeded', at: now });
     if (result.statusCode === 410) {
-      await disableEndpoint(trx.db, scope, delivery.url, 'the receiver answered 410 Gone', now);
+      await disable(trx, scope, delivery.url, 'the receiver answered 410 Gone');
       return settleDelivery(trx.db, delivery.id, { status: 'failed', at: now });
     }
     const next = nextAttemptAt({
@@ -79,7 +80,7 @@ async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void
       retryAfterSeconds: parseRetryAfter(result.retryAfter, now),
     });
     if (next) return settleDelivery(trx.db, delivery.id, { status: 'pending', nextAttemptAt: next });
-    await disableEndpoint(trx.db, scope, delivery.url, 'no delivery succeeded for 3 days', now);
+    await disable(trx, scope, delivery.url, 'no delivery succeeded for 3 days');
     await settleDelivery(trx.db, delivery.id, { status: 'failed', at: now });
   });
   if (result.error)
@@ -87,4 +88,18 @@ async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void
       { eventId: eventIdOf(event.id), deliveryId: delivery.id, attempt: delivery.attempts, error: result.error.error },
       'notification not accepted',
     );
+}
+
+/** Disables the merchant's default endpoint (when it is this URL) and tells the merchant's users by e-mail. */
+async function disable(ctx: DeliveryContext, scope: MerchantScope, url: string, reason: string): Promise<void> {
+  if (!(await disableEndpoint(ctx.db, scope, url, reason, ctx.clock.now()))) return;
+  await queueNotice(ctx, {
+    merchantId: scope.merchantId,
+    kind: 'endpoint_disabled',
+    subject: `Notifications to ${new URL(url).host} stopped`,
+    text: [
+      `Your ${scope.livemode ? 'live' : 'test'} notification URL ${url} was disabled: ${reason}.`,
+      'Fix the receiver, then set notifyUrl again (PATCH /settings) and re-send missed events (POST /events/{eventId}/resend).',
+    ].join('\n'),
+  });
 }

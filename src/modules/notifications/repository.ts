@@ -303,3 +303,67 @@ export async function deleteEventsBefore(db: Db, cutoff: Date): Promise<number> 
     .execute();
   return rows.length;
 }
+
+// ---- once a day; notices
+
+/** True the first time today for this merchant, mode and subject; false after. */
+export async function claimDailyReport(db: Db, scope: MerchantScope, subject: string, now: Date): Promise<boolean> {
+  const row = await db
+    .insertInto('daily_reports')
+    .values({
+      merchant_id: scope.merchantId,
+      livemode: scope.livemode,
+      subject,
+      day: now.toISOString().slice(0, 10),
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('subject')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function merchantEmails(db: Db, merchantId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('email')
+    .where('merchant_id', '=', merchantId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.email);
+}
+
+export async function insertNotice(
+  db: Db,
+  notice: { merchantId: number; kind: string; to: string; subject: string; body: string; at: Date },
+): Promise<number> {
+  const row = await db
+    .insertInto('notices')
+    .values({
+      merchant_id: notice.merchantId,
+      kind: notice.kind,
+      to: notice.to,
+      subject: notice.subject,
+      body: notice.body,
+      at: notice.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export function findNotice(db: Db, id: number) {
+  return db.selectFrom('notices').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function markNoticeSent(db: Db, id: number, at: Date) {
+  await db.updateTable('notices').set({ sent_at: at }).where('id', '=', id).execute();
+}
+
+export function findNotices(db: Db, merchantId: number, filter: { beforeId?: number; limit: number }) {
+  let query = db
+    .selectFrom('notices')
+    .select(['id', 'kind', 'to', 'subject', 'at', 'sent_at'])
+    .where('merchant_id', '=', merchantId);
+  if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+  return query.orderBy('id', 'desc').limit(filter.limit).execute();
+}

@@ -2,6 +2,7 @@ import { inTransaction, type App, type AppContext } from '../../context.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { getSettings } from './get-settings.js';
 import { getEvent, listEvents } from './list-events.js';
+import { listNotices } from './list-notices.js';
 import { resendEvent } from './resend-event.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
 import {
@@ -9,7 +10,9 @@ import {
   EventList,
   EventParams,
   ListEventsQuery,
+  ListNoticesQuery,
   NewWebhookSecret,
+  NoticeList,
   ResendAnswer,
   Settings,
   UpdateSettingsBody,
@@ -83,5 +86,19 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
       inTransaction(ctx, (trx) =>
         resendEvent(trx, { scope: merchantScopeOf(request), eventId: request.params.eventId }),
       ),
+  );
+
+  app.get(
+    '/notices',
+    {
+      schema: {
+        summary: "E-mail notices sent to the merchant's users, newest first",
+        tags,
+        querystring: ListNoticesQuery,
+        response: { 200: NoticeList },
+      },
+      config,
+    },
+    async (request) => listNotices(ctx, { merchantId: merchantScopeOf(request).merchantId, query: request.query }),
   );
 }

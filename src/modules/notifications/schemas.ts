@@ -97,3 +97,15 @@ export type EventDetail = Static<typeof EventDetail>;
 export const EventList = Page(EventSummary);
 
 export const ResendAnswer = Type.Object({ id: Type.String(), queued: Type.Boolean() });
+
+export const ListNoticesQuery = Type.Object({ ...PageQuery });
+export type ListNoticesInput = Static<typeof ListNoticesQuery>;
+
+export const Notice = Type.Object({
+  at: Type.String({ format: 'date-time' }),
+  to: Type.String({ description: "The merchant's users it went to" }),
+  subject: Type.String(),
+  kind: Type.String({ description: 'deprecation, api_key_exposed, account_locked or endpoint_disabled' }),
+  sentAt: nullable(Type.String({ format: 'date-time', description: 'null while queued (or with no mail server)' })),
+});
+export const NoticeList = Page(Notice);

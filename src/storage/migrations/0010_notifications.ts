@@ -62,4 +62,28 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('error', 'text')
     .execute();
   await sql`create index webhook_attempts_event on webhook_attempts (event_id, id)`.execute(db);
+
+  // At most one report a day per merchant, mode and subject (a deprecated feature, an exposed key).
+  await db.schema
+    .createTable('daily_reports')
+    .addColumn('merchant_id', 'bigint', (c) => c.notNull())
+    .addColumn('livemode', 'boolean', (c) => c.notNull())
+    .addColumn('subject', 'text', (c) => c.notNull())
+    .addColumn('day', 'date', (c) => c.notNull())
+    .addPrimaryKeyConstraint('daily_reports_pk', ['merchant_id', 'livemode', 'subject', 'day'])
+    .execute();
+
+  // E-mail notices sent (or written to the file outbox) to a merchant's users.
+  await db.schema
+    .createTable('notices')
+    .addColumn('id', 'bigserial', (c) => c.primaryKey())
+    .addColumn('merchant_id', 'bigint', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('to', 'text', (c) => c.notNull())
+    .addColumn('subject', 'text', (c) => c.notNull())
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('at', 'timestamptz', (c) => c.notNull())
+    .addColumn('sent_at', 'timestamptz')
+    .execute();
+  await sql`create index notices_merchant on notices (merchant_id, id)`.execute(db);
 }
