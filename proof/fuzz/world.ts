@@ -135,6 +135,7 @@ export class World {
       case 'GET /payment-requests':
       case 'GET /customers':
       case 'GET /events':
+      case 'GET /notices':
         return { path: {}, credentials: apiKey, query: { cursor: undefined } };
       case 'GET /payment-requests/{id}':
       case 'GET /payment-requests/status/{id}':

@@ -1,8 +1,11 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/context.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { reportExposedKey } from '../../src/modules/notifications/index.js';
-import { useGateway, type TestMerchant } from '../helpers/gateway.js';
+import { startTestGateway, useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { startSmtpServer } from './smtp.js';
@@ -125,5 +128,26 @@ describe('e-mail notices', () => {
     const mails = mailsTo(m.email);
     expect(mails.map((mail) => mail.subject)).toEqual([`Notifications to ${new URL(receiver.url).host} stopped`]);
     expectNoSecret(mails[0].raw, m);
+  });
+});
+
+describe('without SMTP_URL in development', () => {
+  it('writes each notice to the file outbox under the data directory', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-outbox-'));
+    const local = await startTestGateway({ clock, env: { DATA_DIR: dataDir } });
+    try {
+      const m = await local.merchant();
+      await local.call('GET', '/settings', { apiKey: m.apiKey, headers: { 'x-api-version': '2.0' } });
+      await local.runJobs();
+      const files = readdirSync(path.join(dataDir, 'outbox'));
+      expect(files).toHaveLength(1);
+      const message = readFileSync(path.join(dataDir, 'outbox', files[0]), 'utf8');
+      expect(message).toContain(`To: ${m.email}`);
+      expect(message).toContain('Subject: Deprecated: X-API-Version 2.0 (sunset 2024-06-01)');
+      expectNoSecret(message, m);
+    } finally {
+      await local.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
