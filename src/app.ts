@@ -16,7 +16,13 @@ import { rateLimits } from './http/rate-limit.js';
 import { sandboxPages } from './http/sandbox-pages.js';
 import { headersWithoutHooks, requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
-import { checkApiVersion, rewriteVersionPrefix, V1_GONE_PATH, v1Gone } from './http/versioning.js';
+import {
+  checkApiVersion,
+  reportDeprecatedVersion,
+  rewriteVersionPrefix,
+  V1_GONE_PATH,
+  v1Gone,
+} from './http/versioning.js';
 import { JobRunner } from './jobs/queue.js';
 import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
@@ -25,6 +31,7 @@ import * as callbacks from './modules/callbacks/index.js';
 import { createVault, parseVaultKeys } from './modules/cards/index.js';
 import * as checkoutSessions from './modules/checkout-sessions/index.js';
 import * as customers from './modules/customers/index.js';
+import * as notifications from './modules/notifications/index.js';
 import * as paymentRequests from './modules/payment-requests/index.js';
 import * as payments from './modules/payments/index.js';
 import * as system from './modules/system/index.js';
@@ -95,7 +102,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   for (const [source, handler] of Object.entries(payments.callbackHandlers(ctx))) {
     ctx.callbackHandlers.register(source as keyof ReturnType<typeof payments.callbackHandlers>, handler);
   }
+  const notificationWorker = notifications.worker(ctx);
+  ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
   app.addHook('onClose', () => ctx.processors.close());
+  app.addHook('onClose', () => notificationWorker.close());
   app.decorate('ctx', ctx);
 
   // Set first: plugin scopes registered below (Swagger UI, the front ends) inherit it.
@@ -133,6 +143,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
+  app.addHook('onResponse', reportDeprecatedVersion(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),
@@ -147,6 +158,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   customers.routes(app, ctx);
   payments.routes(app, ctx);
   if (!config.sandboxUrl) await sandboxPages(app, options.sandboxUrl);
+  notifications.routes(app, ctx);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,

@@ -40,6 +40,12 @@ export interface Config {
   threeDsChallengeTtlSeconds: number;
   /** UPI_COLLECT_TTL_SECONDS: a UPI payment the payer does not answer in time fails (the built-in PSP's TTL too). */
   upiCollectTtlSeconds: number;
+  /** Merchant notification targets on loopback/private/link-local/metadata addresses are allowed (default: development only). */
+  webhookAllowPrivateTargets: boolean;
+  /** How long one notification attempt may take (connect to last byte of the answer's head). */
+  webhookTimeoutMs: number;
+  /** Where e-mail notices go; unset in development → a file outbox under the data directory. */
+  smtpUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -174,6 +180,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (seedRaw !== undefined && seedRaw !== 'true' && seedRaw !== 'false') {
     problems.push(`SEED_DEMO must be "true" or "false" (got "${seedRaw}")`);
   }
+  const allowPrivateRaw = read('WEBHOOK_ALLOW_PRIVATE_TARGETS');
+  if (allowPrivateRaw !== undefined && allowPrivateRaw !== 'true' && allowPrivateRaw !== 'false') {
+    problems.push(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be "true" or "false" (got "${allowPrivateRaw}")`);
+  }
+  const webhookTimeoutMs = integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 60_000);
+  const smtpUrl = url('SMTP_URL', read('SMTP_URL'), ['smtp:', 'smtps:']);
+
   if (production && seedRaw === 'true') problems.push('SEED_DEMO=true is not allowed when NODE_ENV=production');
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -201,5 +214,8 @@ export function loadConfig(env: Env = process.env): Config {
     processorTimeoutMs,
     threeDsChallengeTtlSeconds,
     upiCollectTtlSeconds,
+    webhookAllowPrivateTargets: allowPrivateRaw === undefined ? !production : allowPrivateRaw === 'true',
+    webhookTimeoutMs,
+    smtpUrl,
   };
 }

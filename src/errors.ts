@@ -38,6 +38,8 @@ export const ERRORS = {
   PROCESSOR_UNAVAILABLE: { status: 502, code: 'PROCESSOR_UNAVAILABLE', title: 'Processor unavailable' },
   SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE', title: 'Service unavailable' },
   INTERNAL_ERROR: { status: 500, code: 'INTERNAL_ERROR', title: 'Internal server error' },
+  WEBHOOK_TARGET_FORBIDDEN: { status: 400, code: 'WH003', title: 'Notification target not allowed' },
+  WEBHOOK_DELIVERY_FAILED: { status: 502, code: 'WH004', title: 'Notification not accepted' },
 } as const satisfies Record<string, { status: number; code: string; title: string }>;
 
 export type ErrorName = keyof typeof ERRORS;

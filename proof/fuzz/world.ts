@@ -34,6 +34,7 @@ export class World {
   private jwt = '';
   private user = { userId: 0, email: '', password: '' };
   private customerIds: number[] = [];
+  private eventIds: string[] = [];
   private requestIds: number[] = [];
   private paymentIds: number[] = [];
   private n = 0;
@@ -55,6 +56,9 @@ export class World {
     for (let i = 0; i < 3; i++) this.customerIds.push(await this.customer());
     for (let i = 0; i < 3; i++) this.requestIds.push(await this.openRequest());
     this.paymentIds.push(await this.payment(0));
+    // Events exist from the payment; a default notification URL makes them re-sendable.
+    await this.call('PATCH', '/settings', { notifyUrl: 'https://shop.example/hooks' });
+    this.eventIds = (await this.call('GET', '/events')).data.map((event: { id: string }) => event.id);
   }
 
   private call(method: string, path: string, body?: unknown) {
@@ -130,6 +134,8 @@ export class World {
         };
       case 'GET /payment-requests':
       case 'GET /customers':
+      case 'GET /events':
+      case 'GET /notices':
         return { path: {}, credentials: apiKey, query: { cursor: undefined } };
       case 'GET /payment-requests/{id}':
       case 'GET /payment-requests/status/{id}':
@@ -169,6 +175,20 @@ export class World {
           path: { paymentId: await this.payment(0) },
           credentials: apiKey,
           body: (g) => ({ ...g, amount: g.amount === undefined ? undefined : Math.min(g.amount, AMOUNT) }),
+        };
+      case 'GET /events/{eventId}':
+      case 'POST /events/{eventId}/resend':
+        return { path: { eventId: this.pick(this.eventIds, seed) }, credentials: apiKey };
+      case 'PATCH /settings':
+        return {
+          path: {},
+          credentials: apiKey,
+          body: (g) => ({
+            ...g,
+            businessName: g.businessName ?? 'Fuzz Shop',
+            notifyUrl: g.notifyUrl == null ? g.notifyUrl : 'https://shop.example/hooks',
+            checkoutOrigins: g.checkoutOrigins === undefined ? undefined : ['https://shop.example'],
+          }),
         };
       default:
         return { path: {}, credentials: op.security.includes('ApiKey') ? apiKey : {} };

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { inTransaction, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { deprecationHeaders, reportDeprecatedUse } from '../modules/notifications/index.js';
 
 export const CURRENT_API_VERSION = '2.1';
 const SUPPORTED_MINORS = { min: 0, max: 1 };
@@ -54,6 +56,27 @@ export async function checkApiVersion(request: FastifyRequest, reply: FastifyRep
       },
     );
   }
+  if (minor < SUPPORTED_MINORS.max) {
+    reply.headers(deprecationHeaders('api-version-2.0'));
+    request.deprecatedVersion = true;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** X-API-Version asked for a deprecated version (2.0): reported once the caller is known. */
+    deprecatedVersion?: boolean;
+  }
+}
+
+/** onResponse: a merchant's request with a deprecated X-API-Version is reported (once a day per merchant and mode). */
+export function reportDeprecatedVersion(ctx: AppContext) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const actor = request.actor;
+    if (!request.deprecatedVersion || !actor || actor.kind === 'user') return;
+    const scope = { merchantId: actor.merchantId, livemode: actor.mode === 'live' };
+    await inTransaction(ctx, (trx) => reportDeprecatedUse(trx, { scope, feature: 'api-version-2.0' }));
+  };
 }
 
 /** Load-balancer probes: served whatever X-API-Version says, so a probe never fails on a header. */

@@ -9,6 +9,8 @@ export interface JobPayloads {
   'payment_request.expire': { paymentRequestId: number; merchantId: number };
   /** Run the handlers of one stored provider callback. */
   'callback.process': { callbackEventId: number };
+  /** Send one e-mail notice to a merchant's users (modules/notifications). */
+  'notice.send': { noticeId: number };
 }
 
 export type JobKind = keyof JobPayloads;
@@ -24,6 +26,7 @@ export const JOB_CATALOG: Record<JobKind, JobBudget> = {
   'payment.capture': { maxAttempts: 20, timeoutSeconds: 60 },
   'payment_request.expire': { maxAttempts: 10, timeoutSeconds: 30 },
   'callback.process': { maxAttempts: 10, timeoutSeconds: 60 },
+  'notice.send': { maxAttempts: 10, timeoutSeconds: 60 },
 };
 
 /** At most one job per key, ever: "<kind>:<id of the object it works on>". */

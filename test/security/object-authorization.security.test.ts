@@ -35,7 +35,10 @@ async function make(key: string, withPayment: boolean): Promise<Objects> {
     expect(pay.body.status, pay.text).toBe('authorized');
     payment = pay.body.paymentId;
   }
-  return { customer: customer.body.id, paymentRequest: request.body.paymentRequestId, payment };
+  // The newest event of this merchant and mode (the payment's, when there is one; else none).
+  const events = await gw.call('GET', '/events?limit=1', { apiKey: key });
+  const event = Number(events.body.data[0]?.id.slice('evt_'.length) ?? 0);
+  return { customer: customer.body.id, paymentRequest: request.body.paymentRequestId, payment, event };
 }
 
 beforeAll(async () => {
@@ -110,7 +113,13 @@ describe('every operation with an object id, with every key but the owner’s', 
 describe('every list operation', () => {
   it('never shows another merchant’s or another mode’s objects', async () => {
     const lists = ops.filter((op) => keyed(op) && op.method === 'GET' && !objectKindOf(op) && op.path !== '/ping');
-    expect(lists.map((op) => op.path).sort()).toEqual(['/customers', '/payment-requests', '/payments']);
+    expect(lists.map((op) => op.path).sort()).toEqual([
+      '/customers',
+      '/events',
+      '/payment-requests',
+      '/payments',
+      '/settings',
+    ]);
     const ids = (body: any) => JSON.stringify(body);
     for (const apiKey of [b.apiKey, b.liveKey!]) {
       for (const op of lists) {

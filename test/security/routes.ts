@@ -11,13 +11,14 @@ export async function publishedOperations(gw: TestGateway): Promise<Operation[]>
 }
 
 /** The object an operation's path id names: what a foreign caller must not reach. */
-export type ObjectKind = 'paymentRequest' | 'customer' | 'payment' | 'user';
+export type ObjectKind = 'paymentRequest' | 'customer' | 'payment' | 'event' | 'user';
 
 export function objectKindOf(op: Operation): ObjectKind | undefined {
   const param = op.parameters.find((p) => p.in === 'path')?.name;
   if (!param) return undefined;
   if (param === 'userId') return 'user';
   if (param === 'paymentId') return 'payment';
+  if (param === 'eventId') return 'event';
   if (op.path.startsWith('/customers/')) return 'customer';
   return 'paymentRequest';
 }
@@ -34,5 +35,6 @@ export function validBodyOf(op: Operation): unknown {
   return {};
 }
 
-/** The operation's path with every path parameter set to `id`. */
-export const pathWith = (op: Operation, id: number | string) => op.path.replace(/\{[^}]+\}/g, String(id));
+/** The operation's path with every path parameter set to `id` (event ids are spelled evt_<id>). */
+export const pathWith = (op: Operation, id: number | string) =>
+  op.path.replace(/\{[^}]+\}/g, (param) => (param === '{eventId}' ? `evt_${id}` : String(id)));

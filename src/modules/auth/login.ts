@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { AppContext } from '../../context.js';
 import { findUserByEmail, normalizeEmail, verifyPassword } from '../merchants/index.js';
+import { queueNotice } from '../notifications/index.js';
 import { clearFailures, findLock, recordFailure } from './repository.js';
 
 export const MAX_FAILED_LOGINS = 10;
@@ -25,10 +26,18 @@ export async function login(
   const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(user?.password_hash, input.password);
   if (!ok || !user) {
-    await recordFailure(db, email, now, {
+    const lockedNow = await recordFailure(db, email, now, {
       maxFailures: MAX_FAILED_LOGINS,
       lockUntil: new Date(now.getTime() + LOCKOUT_SECONDS * 1000),
     });
+    // The account's owners hear of it; an e-mail with no account is locked just the same, silently.
+    if (lockedNow && user)
+      await queueNotice(ctx, {
+        merchantId: user.merchant_id,
+        kind: 'account_locked',
+        subject: 'Sign-in locked after repeated failed attempts',
+        text: `After ${MAX_FAILED_LOGINS} failed sign-in attempts for ${user.email}, sign-in is locked for ${LOCKOUT_SECONDS / 60} minutes. If this was not you, change your password.`,
+      });
     throw new AppError('INVALID_CREDENTIALS', 'The e-mail or password is incorrect');
   }
   await clearFailures(db, email);

@@ -13,8 +13,8 @@ export async function recordFailure(
   email: string,
   now: Date,
   policy: { maxFailures: number; lockUntil: Date },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const row = await db
     .insertInto('login_failures')
     .values({ email, failures: 1, locked_until: null, updated_at: now })
     .onConflict((oc) =>
@@ -24,7 +24,10 @@ export async function recordFailure(
         updated_at: now,
       }),
     )
-    .execute();
+    .returning('locked_until')
+    .executeTakeFirstOrThrow();
+  // True when this failure locked the account.
+  return row.locked_until?.getTime() === policy.lockUntil.getTime();
 }
 
 export async function clearFailures(db: Db, email: string): Promise<void> {

@@ -8,7 +8,13 @@ export interface EventCatalog {
   /** Declared for the notifications work: an API key was found in a public place and revoked. */
   'api_key.exposed': { keyId: number; mode: 'test' | 'live'; exposedAt: string };
   /** Declared for the notifications work: a merchant still calls an API version that is being retired. */
-  'api.version.deprecated': { version: string; sunsetAt: string };
+  'api.version.deprecated': {
+    feature: string;
+    description: string;
+    deprecatedAt: string;
+    sunsetAt: string;
+    migrationNote: string;
+  };
 }
 
 export type EventType = keyof EventCatalog;

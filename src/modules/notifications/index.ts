@@ -1,0 +1,38 @@
+/**
+ * The notifications module: merchant settings (default notification URL, webhook secret, event types,
+ * checkout origins), delivery of every outbox event to the merchant, signed and retried, the delivery
+ * log, deprecation and exposed-key reports, and e-mail notices to the merchant's users.
+ */
+import type { AppContext } from '../../context.js';
+import type { JobHandlers, Sweep } from '../../jobs/queue.js';
+import { deliverDue } from './deliver-due.js';
+import { createMailer } from './mailer.js';
+import { purgeOldEvents } from './purge-events.js';
+import { queueEvents } from './queue-events.js';
+import { createSender } from './sender.js';
+import { sendNotice } from './send-notice.js';
+
+export { notificationRoutes as routes } from './routes.js';
+export { getSettings } from './get-settings.js';
+export { deprecationHeaders, reportDeprecatedUse, reportExposedKey, type DeprecatedFeature } from './deprecations.js';
+export { queueNotice } from './queue-notice.js';
+
+/**
+ * The background side: sweeps (outbox → deliveries → receivers, and the retention), the notice job,
+ * and the clients they hold (HTTP for deliveries, SMTP or the file outbox for notices).
+ */
+export function worker(ctx: AppContext): { jobs: JobHandlers; sweeps: Sweep[]; close: () => Promise<void> } {
+  const sender = createSender({
+    allowPrivateTargets: ctx.config.webhookAllowPrivateTargets,
+    timeoutMs: ctx.config.webhookTimeoutMs,
+  });
+  const mailer = createMailer(ctx.config);
+  return {
+    jobs: { 'notice.send': (payload) => sendNotice({ ...ctx, mailer }, payload) },
+    sweeps: [() => queueEvents(ctx), () => deliverDue({ ...ctx, sender }), () => purgeOldEvents(ctx)],
+    close: async () => {
+      mailer.close();
+      await sender.close();
+    },
+  };
+}

@@ -1,0 +1,369 @@
+import { sql } from 'kysely';
+import type { Db } from '../../storage/db.js';
+import type { MerchantSettingsTable } from '../../storage/schema.js';
+
+/** A merchant and mode: settings, events and deliveries are confined to one. */
+export interface MerchantScope {
+  merchantId: number;
+  livemode: boolean;
+}
+
+// ---- settings
+
+/** Every merchant and mode has settings (and a secret) from its first use; creating them twice is a no-op. */
+export async function ensureSettingsRow(db: Db, scope: MerchantScope, sealedSecret: string, now: Date) {
+  await db
+    .insertInto('merchant_settings')
+    .values({ merchant_id: scope.merchantId, livemode: scope.livemode, webhook_secret: sealedSecret, updated_at: now })
+    .onConflict((oc) => oc.columns(['merchant_id', 'livemode']).doNothing())
+    .execute();
+}
+
+export function findSettingsRow(db: Db, scope: MerchantScope) {
+  return db
+    .selectFrom('merchant_settings')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .executeTakeFirst();
+}
+
+export type SettingsChanges = Partial<
+  Pick<MerchantSettingsTable, 'business_name' | 'notify_url'> & {
+    endpoint_disabled_at: Date | null;
+    endpoint_disabled_reason: string | null;
+    checkout_origins: string;
+    event_types: string | null;
+  }
+>;
+
+export async function updateSettingsRow(db: Db, scope: MerchantScope, changes: SettingsChanges, now: Date) {
+  await db
+    .updateTable('merchant_settings')
+    .set({ ...changes, updated_at: now })
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .execute();
+}
+
+/** The current secret becomes the previous one (signing until `previousValidUntil`); the new one is current. */
+export async function replaceSecret(
+  db: Db,
+  scope: MerchantScope,
+  sealedSecret: string,
+  previousValidUntil: Date,
+  now: Date,
+) {
+  await db
+    .updateTable('merchant_settings')
+    .set((eb) => ({
+      previous_webhook_secret: eb.ref('webhook_secret'),
+      previous_valid_until: previousValidUntil,
+      webhook_secret: sealedSecret,
+      updated_at: now,
+    }))
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .execute();
+}
+
+/** A 410 or three days of failures: nothing more goes to the merchant's default URL until it is set again. */
+export async function disableEndpoint(db: Db, scope: MerchantScope, url: string, reason: string, now: Date) {
+  const row = await db
+    .updateTable('merchant_settings')
+    .set({ endpoint_disabled_at: now, endpoint_disabled_reason: reason })
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where('notify_url', '=', url)
+    .where('endpoint_disabled_at', 'is', null)
+    .returning('merchant_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+// ---- outbox → deliveries
+
+/** Claims outbox events not yet handed to delivery; the caller's transaction writes their deliveries. */
+export function claimUnqueuedEvents(db: Db, now: Date, limit: number) {
+  return db
+    .updateTable('outbox_events')
+    .set({ queued_at: now })
+    .where('id', 'in', (qb) =>
+      qb
+        .selectFrom('outbox_events')
+        .select('id')
+        .where('queued_at', 'is', null)
+        .orderBy('id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning(['id', 'merchant_id', 'livemode', 'type', 'payload'])
+    .execute();
+}
+
+/** notifyUrl given with each payment (payments.options), by payment id. */
+export async function paymentNotifyUrls(db: Db, paymentIds: number[]): Promise<Map<number, string>> {
+  if (paymentIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payments')
+    .select(['id', sql<string | null>`options->>'notifyUrl'`.as('notify_url')])
+    .where('id', 'in', paymentIds)
+    .execute();
+  return new Map(rows.filter((r) => r.notify_url).map((r) => [r.id, r.notify_url!]));
+}
+
+export interface NewDelivery extends MerchantScope {
+  eventId: number;
+  url: string;
+  orderKey: string;
+}
+
+export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: Date) {
+  if (deliveries.length === 0) return;
+  await db
+    .insertInto('webhook_deliveries')
+    .values(
+      deliveries.map((d) => ({
+        event_id: d.eventId,
+        merchant_id: d.merchantId,
+        livemode: d.livemode,
+        url: d.url,
+        order_key: d.orderKey,
+        status: 'pending' as const,
+        next_attempt_at: now,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+// ---- delivery
+
+/**
+ * Claims due deliveries (FOR UPDATE SKIP LOCKED: instances never take the same one) and counts the
+ * attempt. A delivery waits while an earlier one of its order key (its payment) is untried or in flight,
+ * so one payment's events leave in order unless an earlier one is backing off.
+ */
+export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number) {
+  return db
+    .updateTable('webhook_deliveries')
+    .set({
+      attempts: sql`attempts + 1`,
+      locked_until: sql`${now}::timestamptz + make_interval(secs => ${lockSeconds})`,
+    })
+    .where('id', 'in', (qb) =>
+      qb
+        .selectFrom('webhook_deliveries as d')
+        .select('d.id')
+        .where('d.status', '=', 'pending')
+        .where('d.next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('webhook_deliveries as e')
+                .select(sql`1`.as('one'))
+                .whereRef('e.order_key', '=', 'd.order_key')
+                .whereRef('e.id', '<', 'd.id')
+                .where('e.status', '=', 'pending')
+                .where((eb) => eb.or([eb('e.attempts', '=', 0), eb('e.locked_until', '>=', now)])),
+            ),
+          ),
+        )
+        .orderBy('d.id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning(['id', 'event_id', 'merchant_id', 'livemode', 'url', 'attempts', 'created_at'])
+    .execute();
+}
+
+export function findOutboxEvent(db: Db, id: number) {
+  return db
+    .selectFrom('outbox_events')
+    .select(['id', 'merchant_id', 'livemode', 'type', 'payload', 'created_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export interface AttemptRecord {
+  deliveryId: number;
+  eventId: number;
+  at: Date;
+  url: string;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export async function insertAttempt(db: Db, attempt: AttemptRecord) {
+  await db
+    .insertInto('webhook_attempts')
+    .values({
+      delivery_id: attempt.deliveryId,
+      event_id: attempt.eventId,
+      at: attempt.at,
+      url: attempt.url,
+      status_code: attempt.statusCode,
+      duration_ms: attempt.durationMs,
+      error: attempt.error,
+    })
+    .execute();
+}
+
+/** Final (succeeded/failed) when `nextAttemptAt` is absent, else back to pending at that time. */
+export async function settleDelivery(
+  db: Db,
+  id: number,
+  outcome: { status: 'succeeded' | 'failed'; at: Date } | { status: 'pending'; nextAttemptAt: Date },
+) {
+  await db
+    .updateTable('webhook_deliveries')
+    .set(
+      outcome.status === 'pending'
+        ? { next_attempt_at: outcome.nextAttemptAt, locked_until: null }
+        : { status: outcome.status, completed_at: outcome.at, locked_until: null },
+    )
+    .where('id', '=', id)
+    .execute();
+}
+
+// ---- the delivery log
+
+export interface EventFilter {
+  type?: string;
+  paymentId?: number;
+  beforeId?: number;
+  limit: number;
+}
+
+export function findEvents(db: Db, scope: MerchantScope, filter: EventFilter) {
+  let query = db
+    .selectFrom('outbox_events')
+    .select(['id', 'type', 'payload', 'created_at', 'livemode'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode);
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  if (filter.paymentId !== undefined)
+    query = query.where(sql<string>`payload->>'paymentId'`, '=', String(filter.paymentId));
+  if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+  return query.orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+export function findEventOfScope(db: Db, scope: MerchantScope, id: number) {
+  return db
+    .selectFrom('outbox_events')
+    .select(['id', 'type', 'payload', 'created_at', 'livemode', 'merchant_id'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findAttempts(db: Db, eventId: number) {
+  return db
+    .selectFrom('webhook_attempts')
+    .select(['at', 'url', 'status_code', 'duration_ms', 'error'])
+    .where('event_id', '=', eventId)
+    .orderBy('id')
+    .execute();
+}
+
+export async function pendingDeliveryCount(db: Db, eventId: number): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('event_id', '=', eventId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Events (with their deliveries and attempts, by cascade) older than the retention. */
+export async function deleteEventsBefore(db: Db, cutoff: Date): Promise<number> {
+  const rows = await db
+    .deleteFrom('outbox_events')
+    .where('created_at', '<', cutoff)
+    .where('queued_at', 'is not', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_deliveries as d')
+            .select(sql`1`.as('one'))
+            .whereRef('d.event_id', '=', 'outbox_events.id')
+            .where('d.status', '=', 'pending'),
+        ),
+      ),
+    )
+    .returning('id')
+    .execute();
+  return rows.length;
+}
+
+// ---- once a day; notices
+
+/** True the first time today for this merchant, mode and subject; false after. */
+export async function claimDailyReport(db: Db, scope: MerchantScope, subject: string, now: Date): Promise<boolean> {
+  const row = await db
+    .insertInto('daily_reports')
+    .values({
+      merchant_id: scope.merchantId,
+      livemode: scope.livemode,
+      subject,
+      day: now.toISOString().slice(0, 10),
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('subject')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function merchantEmails(db: Db, merchantId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('email')
+    .where('merchant_id', '=', merchantId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.email);
+}
+
+export async function insertNotice(
+  db: Db,
+  notice: { merchantId: number; kind: string; to: string; subject: string; body: string; at: Date },
+): Promise<number> {
+  const row = await db
+    .insertInto('notices')
+    .values({
+      merchant_id: notice.merchantId,
+      kind: notice.kind,
+      to: notice.to,
+      subject: notice.subject,
+      body: notice.body,
+      at: notice.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export function findNotice(db: Db, id: number) {
+  return db.selectFrom('notices').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function markNoticeSent(db: Db, id: number, at: Date) {
+  await db.updateTable('notices').set({ sent_at: at }).where('id', '=', id).execute();
+}
+
+export function findNotices(db: Db, merchantId: number, filter: { beforeId?: number; limit: number }) {
+  let query = db
+    .selectFrom('notices')
+    .select(['id', 'kind', 'to', 'subject', 'at', 'sent_at'])
+    .where('merchant_id', '=', merchantId);
+  if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+  return query.orderBy('id', 'desc').limit(filter.limit).execute();
+}

@@ -1,0 +1,296 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
+import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
+import { startReceiver, type Received, type Receiver } from './receiver.js';
+
+const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
+const gw = useGateway({ clock, env: { WEBHOOK_TIMEOUT_MS: '400' } });
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(async () => receiver.close());
+
+/** A merchant with a notification URL on the receiver and a secret it knows. */
+async function merchantWithSecret(path: string): Promise<TestMerchant & { secret: string }> {
+  const m = await gw.merchant();
+  const patched = await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: receiver.url + path } });
+  expect(patched.status, patched.text).toBe(200);
+  const rotated = await gw.call('POST', '/settings/webhook-secret', { apiKey: m.apiKey });
+  expect(rotated.status, rotated.text).toBe(200);
+  return { ...m, secret: rotated.body.secret as string };
+}
+
+async function pay(m: TestMerchant, extra: Record<string, unknown> = {}) {
+  const id = await createRequest(gw, m);
+  const res = await gw.call('POST', `/payments/h2h/${id}`, {
+    apiKey: m.apiKey,
+    body: { ...h2hCard(CARDS.visa), ...extra },
+  });
+  expect(res.status, res.text).toBe(200);
+  return res.body.paymentId as number;
+}
+
+/** Runs the queue until nothing more is due now (one payment's next event waits for the one before). */
+async function deliver() {
+  for (let pass = 0; pass < 10 && (await gw.runJobs()) > 0; pass += 1);
+}
+
+/**
+ * The standardwebhooks library, unchanged; it compares the timestamp with its own clock (5 minutes of
+ * tolerance), so that clock reads the gateway's manual time while it verifies.
+ */
+function verifyStandard(secret: string, r: Received): unknown {
+  vi.useFakeTimers({ toFake: ['Date'], now: clock.now() });
+  try {
+    return new Webhook(secret).verify(r.body, headersOf(r));
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** How docs/notifications.md tells merchants to check X-Webhook-Signature. */
+function verifySha512(secret: string, rawBody: string, header: string): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha512', key).update(rawBody).digest();
+  return header.split(',').some((candidate) => {
+    const given = Buffer.from(candidate.trim(), 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+const headersOf = (r: Received) => r.headers as Record<string, string>;
+
+async function eventDetail(m: TestMerchant, eventId: string) {
+  const res = await gw.call('GET', `/events/${eventId}`, { apiKey: m.apiKey });
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+describe('settings', () => {
+  it('has a secret from the start, never shown; a new one is shown once', async () => {
+    const m = await gw.merchant();
+    const first = await gw.call('GET', '/settings', { apiKey: m.apiKey });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ businessName: null, notifyUrl: null, checkoutOrigins: [], eventTypes: null });
+    expect(first.body.webhookSecretPrefix).toMatch(/^whsec_.{6}$/);
+    expect(JSON.stringify(first.body)).not.toMatch(/whsec_[^"]{7}/);
+    const rotated = await gw.call('POST', '/settings/webhook-secret', { apiKey: m.apiKey });
+    expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Date.parse(rotated.body.previousValidUntil) - clock.now().getTime()).toBe(24 * 3600 * 1000);
+    const after = await gw.call('GET', '/settings', { apiKey: m.apiKey });
+    expect(after.body.webhookSecretPrefix).toBe(rotated.body.secret.slice(0, 12));
+    expect(after.body.webhookSecretPrefix).not.toBe(first.body.webhookSecretPrefix);
+  });
+
+  it('changes what is sent and refuses bad values with clear errors', async () => {
+    const m = await gw.merchant();
+    const ok = await gw.call('PATCH', '/settings', {
+      apiKey: m.apiKey,
+      body: {
+        businessName: 'Shop',
+        checkoutOrigins: ['https://shop.example', 'http://localhost:3000'],
+        eventTypes: ['payment.succeeded'],
+      },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body).toMatchObject({
+      businessName: 'Shop',
+      checkoutOrigins: ['https://shop.example', 'http://localhost:3000'],
+      eventTypes: ['payment.succeeded'],
+    });
+    for (const [body, code] of [
+      [{ checkoutOrigins: ['https://shop.example/path'] }, 'VAL002'],
+      [{ eventTypes: ['payment.nothing'] }, 'VAL002'],
+      [{ notifyUrl: 'ftp://shop.example/hook' }, 'WH003'],
+      [{ notifyUrl: 'not a url' }, 'VAL002'],
+      [{}, 'VAL001'],
+    ] as const) {
+      const res = await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code ?? res.body.code, res.text).toBe(code);
+    }
+  });
+
+  it('separates test and live settings; live checkout origins must be https', async () => {
+    const m = await gw.merchant({ withLiveKey: true });
+    await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { businessName: 'Test shop' } });
+    const live = await gw.call('GET', '/settings', { apiKey: m.liveKey });
+    expect(live.body.businessName).toBeNull();
+    const http = await gw.call('PATCH', '/settings', {
+      apiKey: m.liveKey,
+      body: { checkoutOrigins: ['http://shop.example'] },
+    });
+    expect(http.status).toBe(400);
+  });
+});
+
+describe('delivery', () => {
+  it("sends each event to the payment's notifyUrl, signed two ways, verifiable with standardwebhooks", async () => {
+    const m = await merchantWithSecret('/default');
+    const paymentId = await pay(m, { notifyUrl: `${receiver.url}/payment-specific` });
+    await deliver();
+    const [delivery] = receiver.at('/payment-specific');
+    expect(delivery).toBeDefined();
+    const envelope = verifyStandard(m.secret, delivery) as Record<string, any>;
+    expect(envelope).toMatchObject({
+      type: 'payment.succeeded',
+      apiVersion: '2.1',
+      livemode: false,
+      data: { object: { paymentId, status: 'succeeded' } },
+    });
+    expect(envelope.id).toMatch(/^evt_\d+$/);
+    expect(delivery.headers['webhook-id']).toBe(envelope.id);
+    expect(verifySha512(m.secret, delivery.body, delivery.headers['x-webhook-signature'] as string)).toBe(true);
+    expect(verifySha512(m.secret, delivery.body + ' ', delivery.headers['x-webhook-signature'] as string)).toBe(false);
+    expect(receiver.at('/default')).toHaveLength(0);
+
+    const detail = await eventDetail(m, envelope.id);
+    expect(detail.attempts).toEqual([
+      expect.objectContaining({ url: `${receiver.url}/payment-specific`, statusCode: 200, error: null }),
+    ]);
+    // Delivered once: another pass sends nothing more.
+    await deliver();
+    expect(receiver.at('/payment-specific')).toHaveLength(1);
+  });
+
+  it("falls back to the merchant's default URL and honours the chosen event types", async () => {
+    const m = await merchantWithSecret('/fallback');
+    await pay(m);
+    await deliver();
+    expect(receiver.at('/fallback').map((r) => JSON.parse(r.body).type)).toEqual(['payment.succeeded']);
+
+    await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { eventTypes: ['refund.succeeded'] } });
+    await pay(m);
+    await deliver();
+    expect(receiver.at('/fallback')).toHaveLength(1);
+  });
+
+  it('retries a failing receiver with back-off, honours Retry-After, and stops once it answers 2xx', async () => {
+    const m = await merchantWithSecret('/flaky');
+    receiver.answers.push({ status: 500 }, { status: 503, headers: { 'retry-after': '7200' } });
+    await pay(m);
+    await deliver();
+    expect(receiver.at('/flaky')).toHaveLength(1);
+    clock.advance(50); // before the first back-off (1 min −20 %)
+    await deliver();
+    expect(receiver.at('/flaky')).toHaveLength(1);
+    clock.advance(30);
+    await deliver();
+    expect(receiver.at('/flaky')).toHaveLength(2);
+    clock.advance(3600); // the back-off would allow it; Retry-After (2 h) does not
+    await deliver();
+    expect(receiver.at('/flaky')).toHaveLength(2);
+    clock.advance(3601);
+    await deliver();
+    expect(receiver.at('/flaky')).toHaveLength(3);
+    clock.advance(24 * 3600);
+    await deliver();
+    expect(receiver.at('/flaky')).toHaveLength(3);
+
+    const ids = new Set(receiver.at('/flaky').map((r) => r.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+    const detail = await eventDetail(m, [...ids][0] as string);
+    expect(detail.attempts.map((a: { statusCode: number }) => a.statusCode)).toEqual([500, 503, 200]);
+    expect(detail.attempts[0].error).toMatchObject({ error: 'WEBHOOK_DELIVERY_FAILED', code: 'WH004' });
+    expect(detail.pendingDeliveries).toBe(0);
+  });
+
+  it('records a time-out as WEBHOOK_TIMEOUT (WH002) and never follows a redirect', async () => {
+    const m = await merchantWithSecret('/slow');
+    receiver.answers.push({ status: 200, hang: true });
+    await pay(m);
+    await deliver();
+    const [first] = receiver.at('/slow');
+    const detail = await eventDetail(m, first.headers['webhook-id'] as string);
+    expect(detail.attempts[0]).toMatchObject({ statusCode: null, error: { error: 'WEBHOOK_TIMEOUT', code: 'WH002' } });
+
+    const r = await merchantWithSecret('/moved');
+    receiver.answers.push({ status: 302, headers: { location: `${receiver.url}/elsewhere` } });
+    await pay(r);
+    await deliver();
+    expect(receiver.at('/elsewhere')).toHaveLength(0);
+    const moved = await eventDetail(r, receiver.at('/moved')[0].headers['webhook-id'] as string);
+    expect(moved.attempts[0]).toMatchObject({ statusCode: 302, error: { code: 'WH004' } });
+    expect(moved.pendingDeliveries).toBe(1);
+  });
+
+  it('gives up after about 3 days and disables the endpoint; a 410 disables it at once', async () => {
+    const m = await merchantWithSecret('/dead');
+    receiver.setFallback({ status: 500 });
+    try {
+      await pay(m);
+      for (let hour = 0; hour < 80; hour += 1) {
+        await deliver();
+        clock.advance(3600);
+      }
+    } finally {
+      receiver.setFallback({ status: 200 });
+    }
+    const attempts = receiver.at('/dead').length;
+    expect(attempts).toBeGreaterThanOrEqual(9);
+    expect(attempts).toBeLessThanOrEqual(13);
+    const settings = await gw.call('GET', '/settings', { apiKey: m.apiKey });
+    expect(settings.body.endpointDisabledAt).not.toBeNull();
+    const detail = await eventDetail(m, receiver.at('/dead')[0].headers['webhook-id'] as string);
+    expect(detail.pendingDeliveries).toBe(0);
+    // Disabled: the next event is logged but not sent; setting the URL again re-enables it.
+    await pay(m);
+    await deliver();
+    expect(receiver.at('/dead')).toHaveLength(attempts);
+    await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: `${receiver.url}/dead` } });
+    expect((await gw.call('GET', '/settings', { apiKey: m.apiKey })).body.endpointDisabledAt).toBeNull();
+
+    const gone = await merchantWithSecret('/gone');
+    receiver.answers.push({ status: 410 });
+    await pay(gone);
+    await deliver();
+    clock.advance(24 * 3600);
+    await deliver();
+    expect(receiver.at('/gone')).toHaveLength(1);
+    expect((await gw.call('GET', '/settings', { apiKey: gone.apiKey })).body.endpointDisabledAt).not.toBeNull();
+  });
+
+  it('signs with both secrets during the 24-hour rotation window, then only with the new one', async () => {
+    const m = await merchantWithSecret('/rotation');
+    const rotated = await gw.call('POST', '/settings/webhook-secret', { apiKey: m.apiKey });
+    const newSecret = rotated.body.secret as string;
+    await pay(m);
+    await deliver();
+    const [during] = receiver.at('/rotation');
+    expect((during.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
+    expect((during.headers['x-webhook-signature'] as string).split(',')).toHaveLength(2);
+    for (const secret of [m.secret, newSecret]) {
+      expect(() => verifyStandard(secret, during)).not.toThrow();
+      expect(verifySha512(secret, during.body, during.headers['x-webhook-signature'] as string)).toBe(true);
+    }
+
+    clock.advance(24 * 3600 + 1);
+    await pay(m);
+    await deliver();
+    const after = receiver.at('/rotation')[1];
+    expect(() => verifyStandard(newSecret, after)).not.toThrow();
+    expect(() => verifyStandard(m.secret, after)).toThrow();
+    expect(verifySha512(m.secret, after.body, after.headers['x-webhook-signature'] as string)).toBe(false);
+  });
+
+  it('sends one payment’s events in order', async () => {
+    const m = await merchantWithSecret('/ordered');
+    const id = await createRequest(gw, m);
+    const res = await gw.call('POST', `/payments/h2h/${id}`, {
+      apiKey: m.apiKey,
+      body: { ...h2hCard(CARDS.visa), captureDelayHours: 1 },
+    });
+    expect(res.status, res.text).toBe(200);
+    const canceled = await gw.call('POST', `/payments/${res.body.paymentId}/cancel`, { apiKey: m.apiKey });
+    expect(canceled.status, canceled.text).toBe(200);
+    await deliver();
+    expect(receiver.at('/ordered').map((r) => JSON.parse(r.body).type)).toEqual([
+      'payment.authorized',
+      'payment.canceled',
+    ]);
+  });
+});
