@@ -15,6 +15,8 @@ export interface Config {
   databaseUrl: string | undefined;
   publicUrl: string;
   checkoutUrl: string;
+  /** Origins allowed to frame the checkout for every merchant (CHECKOUT_FRAME_ANCESTORS), besides the gateway's own. */
+  checkoutFrameAncestors: string[];
   tls: { cert: Buffer; key: Buffer } | undefined;
   /** Absent in development: generated once and persisted in storage. Required in production. */
   jwtSecret: string | undefined;
@@ -117,6 +119,14 @@ export function loadConfig(env: Env = process.env): Config {
   const scheme = tls ? 'https' : 'http';
   const publicUrl = url('PUBLIC_URL', read('PUBLIC_URL'), ['http:', 'https:']) ?? `${scheme}://localhost:${port}`;
   const checkoutUrl = url('CHECKOUT_URL', read('CHECKOUT_URL'), ['http:', 'https:']) ?? `${publicUrl}/checkout`;
+  const checkoutFrameAncestors = (read('CHECKOUT_FRAME_ANCESTORS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const origin = url('CHECKOUT_FRAME_ANCESTORS', entry, ['http:', 'https:']);
+      return origin ? new URL(origin).origin : entry;
+    });
 
   const secret = (name: string): string | undefined => {
     const value = read(name);
@@ -177,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     publicUrl,
     checkoutUrl,
+    checkoutFrameAncestors,
     tls,
     jwtSecret,
     callbackSigningSecret,

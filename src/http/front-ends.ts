@@ -1,8 +1,8 @@
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { App } from '../context.js';
 
 /** Built asset names carry a content hash (`app.3f2a9c1b.js`): they never change, so they are cached for a year. */
@@ -20,7 +20,7 @@ export interface FrontEndOptions {
    * Who may frame the checkout page (CSP frame-ancestors). The merchant's checkoutOrigins will come
    * with merchant settings; until then only the gateway's own origin (decisions.md, Hosted checkout).
    */
-  checkoutFrameAncestors: (request: FastifyRequest) => string[];
+  checkoutFrameAncestors: (request: FastifyRequest) => string[] | Promise<string[]>;
 }
 
 /**
@@ -28,10 +28,17 @@ export interface FrontEndOptions {
  * caching and, for the checkout page, its own CSP. A front end whose build is missing is not served.
  */
 export async function frontEnds(app: App, options: FrontEndOptions): Promise<void> {
-  const { dir, checkoutPath } = options;
+  const { checkoutPath } = options;
+  // @fastify/static wants absolute roots; the default build directory is relative to the working directory.
+  const dir = resolve(options.dir);
   if (checkoutPath)
-    await serve(app, join(dir, 'checkout'), checkoutPath, (request, reply) =>
-      checkoutPageHeaders(reply, options.checkoutFrameAncestors(request)),
+    await serve(
+      app,
+      join(dir, 'checkout'),
+      checkoutPath,
+      async (request, reply) => checkoutPageHeaders(reply, await options.checkoutFrameAncestors(request)),
+      // The spec's page address is `{CHECKOUT_URL}/main?requestId=…&token=…`: the build's index.html.
+      'main',
     );
   await serve(app, join(dir, 'panel'), '/panel');
 }
@@ -40,17 +47,26 @@ async function serve(
   app: App,
   root: string,
   path: string,
-  pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void,
+  pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>,
+  pageAlias?: string,
 ): Promise<void> {
   if (!existsSync(join(root, 'index.html'))) return;
+  // Read once: a new build is a new deployment (the hashed names in it change too).
+  const indexHtml = readFileSync(join(root, 'index.html'));
   const prefix = `${path.replace(/\/+$/, '')}/`;
   await app.register(async (scope) => {
     await scope.register(fastifyCompress, { globalDecompression: false });
     scope.addHook('onRequest', async (request, reply) => {
-      pageHeaders?.(request, reply);
+      await pageHeaders?.(request, reply);
       reply.header('Cache-Control', HASHED_ASSET.test(request.url.split('?')[0]) ? IMMUTABLE : REVALIDATE);
     });
     await scope.register(fastifyStatic, { root, prefix, cacheControl: false, decorateReply: false, redirect: true });
+    if (pageAlias)
+      scope.get(
+        `${prefix}${pageAlias}`,
+        { schema: { hide: true }, config: { auth: 'none' } },
+        async (_request, reply) => reply.type('text/html; charset=utf-8').send(indexHtml),
+      );
   });
 }
 
@@ -63,4 +79,6 @@ function checkoutPageHeaders(reply: FastifyReply, frameAncestors: string[]): voi
   );
   // X-Frame-Options cannot name origins; frame-ancestors supersedes it.
   reply.raw.removeHeader('X-Frame-Options');
+  // Merchants' pages load embed.js and frame the page from their own origins.
+  reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
 }

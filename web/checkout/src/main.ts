@@ -1,0 +1,253 @@
+import './style.css';
+import { api, ApiError, type CheckoutView, type Payment } from './api.js';
+import { h, replaceContent } from './dom.js';
+import { cardForm, type CardSubmission } from './form.js';
+import { messenger, parentOriginOf } from './messages.js';
+import { clearSession, loadSession, saveSession, type CheckoutSession } from './session.js';
+
+/** Payment request states in which nothing is left to pay. */
+const ALREADY_PAID = new Set(['processing', 'authorized', 'paid', 'partially_refunded', 'refunded']);
+const GONE = new Set(['canceled', 'expired']);
+
+const root = document.getElementById('checkout')!;
+const live = document.getElementById('announcer')!;
+
+/** Screen readers hear what changed (aria-live="assertive" region outside the re-rendered part). */
+function announce(message: string): void {
+  live.textContent = '';
+  // A new text node after a tick is announced even when the message repeats.
+  setTimeout(() => (live.textContent = message), 50);
+}
+
+function start(): void {
+  const url = new URL(window.location.href);
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  const requestId = Number(url.searchParams.get('requestId'));
+  const token = fragment.get('token') ?? url.searchParams.get('token');
+  const param = (name: string) => fragment.get(name) ?? url.searchParams.get(name);
+
+  // The token (and anything else but the request id) leaves the address bar, history and any later referrer.
+  window.history.replaceState(null, '', `${url.pathname}?requestId=${encodeURIComponent(String(requestId || ''))}`);
+
+  const stored = Number.isSafeInteger(requestId) && requestId > 0 ? loadSession(requestId) : null;
+  const session: CheckoutSession | null = token
+    ? {
+        token,
+        parentOrigin: parentOriginOf(param('origin')),
+        locale: param('locale') ?? navigator.language,
+        successUrl: httpUrl(param('successUrl')),
+        failureUrl: httpUrl(param('failureUrl')),
+      }
+    : stored;
+  const post = messenger(session?.parentOrigin ?? parentOriginOf(null));
+  watchHeight(post);
+
+  if (!session || !requestId) return showExpired(post, requestId);
+  saveSession(requestId, { ...session, pendingPaymentId: token ? undefined : stored?.pendingPaymentId });
+  void load(requestId, session, post, token ? undefined : stored?.pendingPaymentId);
+}
+
+async function load(
+  requestId: number,
+  session: CheckoutSession,
+  post: ReturnType<typeof messenger>,
+  returning?: number,
+) {
+  replaceContent(root, h('p', { class: 'status', role: 'status' }, 'Loading…'));
+  const client = api(session.token);
+  let request: CheckoutView;
+  try {
+    request = await client.paymentRequest(requestId);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404))
+      return showExpired(post, requestId);
+    return showProblem('The payment page could not be loaded. Reload to try again.');
+  }
+  const money = new Intl.NumberFormat(session.locale, { style: 'currency', currency: request.currency });
+  const amount = money.format(request.amount);
+  const header = h(
+    'header',
+    {},
+    h('p', { class: 'merchant' }, request.merchantName || 'Payment'),
+    h('p', { class: 'amount' }, amount),
+    request.description ? h('p', { class: 'description' }, request.description) : null,
+  );
+  const context: PageContext = { requestId, request, session, post, header, amount, client };
+
+  if (returning !== undefined) {
+    // Back from the bank's 3-D Secure page: the gateway knows the outcome by now.
+    if (ALREADY_PAID.has(request.status)) return succeed(context, returning, request.status);
+    return fail(context, returning, 'Your bank did not confirm this payment. Try again or use another card.');
+  }
+  if (ALREADY_PAID.has(request.status)) {
+    replaceContent(
+      root,
+      header,
+      h('h1', {}, 'Already paid'),
+      h('p', {}, 'This payment has already been made. Nothing more to pay.'),
+    );
+    announce('This payment has already been made.');
+    post('ready', { paymentRequestId: requestId, status: request.status });
+    return;
+  }
+  if (GONE.has(request.status)) return showExpired(post, requestId);
+  showForm(context);
+  post('ready', { paymentRequestId: requestId, status: request.status });
+}
+
+interface PageContext {
+  requestId: number;
+  request: CheckoutView;
+  session: CheckoutSession;
+  post: ReturnType<typeof messenger>;
+  header: HTMLElement;
+  amount: string;
+  client: ReturnType<typeof api>;
+}
+
+function showForm(context: PageContext, notice?: string): void {
+  const form = cardForm({
+    payLabel: `Pay ${context.amount}`,
+    country: (context.session.locale.split('-')[1] ?? '').toUpperCase(),
+    announce,
+    onSubmit: (card) => void pay(context, card),
+  });
+  replaceContent(
+    root,
+    context.header,
+    h('h1', {}, 'Pay by card'),
+    notice ? h('p', { class: 'notice', id: 'notice' }, notice) : null,
+    form,
+  );
+  if (notice) announce(notice);
+}
+
+async function pay(context: PageContext, card: CardSubmission): Promise<void> {
+  const { request, requestId } = context;
+  replaceContent(
+    root,
+    context.header,
+    h('p', { class: 'status', role: 'status', 'aria-busy': 'true' }, 'Processing your payment…'),
+  );
+  announce('Processing your payment.');
+  let payment: Payment;
+  try {
+    payment = await context.client.payByCard(requestId, {
+      ...card,
+      amount: request.amount,
+      unit: request.currency,
+      browserInfo: browserInfo(),
+    });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return showExpired(context.post, requestId);
+    const message = error instanceof ApiError && error.status < 500 ? error.message : 'The payment could not be sent.';
+    return showForm(context, `${message} Nothing was charged. Please try again.`);
+  }
+  switch (payment.status) {
+    case 'succeeded':
+    case 'authorized':
+    case 'pending':
+      return succeed(context, payment.paymentId, payment.status);
+    case 'requires_action':
+      if (payment.redirectUrl) {
+        saveSession(requestId, { ...context.session, pendingPaymentId: payment.paymentId });
+        replaceContent(root, context.header, h('p', { class: 'status', role: 'status' }, 'Opening your bank’s check…'));
+        window.location.assign(payment.redirectUrl);
+        return;
+      }
+      return fail(context, payment.paymentId, 'Your bank asked for a check we could not open. Try another card.');
+    case 'failed':
+    case 'canceled':
+      return fail(context, payment.paymentId, declineMessage(payment));
+  }
+}
+
+function succeed(context: PageContext, paymentId: number, status: string): void {
+  clearSession(context.requestId);
+  replaceContent(
+    root,
+    context.header,
+    h('h1', {}, 'Payment successful'),
+    h('p', {}, `Thank you. You paid ${context.amount}.`),
+  );
+  announce(`Payment successful. You paid ${context.amount}.`);
+  context.post('payment.succeeded', { paymentRequestId: context.requestId, paymentId, status });
+  if (context.session.successUrl && !context.session.parentOrigin) window.location.assign(context.session.successUrl);
+}
+
+function fail(context: PageContext, paymentId: number, reason: string): void {
+  saveSession(context.requestId, { ...context.session, pendingPaymentId: undefined });
+  context.post('payment.failed', { paymentRequestId: context.requestId, paymentId, status: 'failed' });
+  showForm(context, reason);
+  if (context.session.failureUrl && !context.session.parentOrigin)
+    root.append(h('p', {}, h('a', { href: context.session.failureUrl }, 'Return to the shop')));
+}
+
+/** The decline in plain words, and what to do about it. */
+function declineMessage(payment: Payment): string {
+  const reason = (payment.declineReason ?? '').toLowerCase();
+  const why = reason.includes('insufficient')
+    ? 'Your card does not have enough funds for this payment.'
+    : reason.includes('expired')
+      ? 'Your card has expired.'
+      : reason.includes('limit')
+        ? 'This payment is over your card’s limit.'
+        : reason.includes('not permitted')
+          ? 'Your card cannot be used for this payment.'
+          : payment.declineCode
+            ? 'Your bank declined this payment.'
+            : 'The payment could not be completed.';
+  return `${why} Nothing was charged. Try another card.`;
+}
+
+function showExpired(post: ReturnType<typeof messenger>, requestId: number): void {
+  if (requestId) clearSession(requestId);
+  replaceContent(
+    root,
+    h('h1', {}, 'This payment link has expired'),
+    h('p', {}, 'Go back to the shop to start the payment again.'),
+  );
+  announce('This payment link has expired.');
+  post('expired', { paymentRequestId: requestId || undefined });
+}
+
+function showProblem(message: string): void {
+  replaceContent(root, h('h1', {}, 'Something went wrong'), h('p', {}, message));
+  announce(message);
+}
+
+/** For 3-D Secure: what the issuer's risk checks read from the payer's real browser. */
+function browserInfo() {
+  return {
+    acceptHeader: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    colorDepth: String(window.screen.colorDepth),
+    language: navigator.language,
+    screenHeight: String(window.screen.height),
+    screenWidth: String(window.screen.width),
+    timezone: String(new Date().getTimezoneOffset()),
+    userAgent: navigator.userAgent,
+    javaEnabled: false,
+    javascriptEnabled: true,
+  };
+}
+
+/** The embedding page sizes the frame to the content, so there is never an inner scrollbar. */
+function watchHeight(post: ReturnType<typeof messenger>): void {
+  let last = 0;
+  new ResizeObserver(() => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height !== last) post('resize', { height: (last = height) });
+  }).observe(document.documentElement);
+}
+
+function httpUrl(value: string | null): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+start();
