@@ -1,7 +1,8 @@
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { App } from '../context.js';
 
@@ -51,8 +52,6 @@ async function serve(
   pageAlias?: string,
 ): Promise<void> {
   if (!existsSync(join(root, 'index.html'))) return;
-  // Read once: a new build is a new deployment (the hashed names in it change too).
-  const indexHtml = readFileSync(join(root, 'index.html'));
   const prefix = `${path.replace(/\/+$/, '')}/`;
   await app.register(async (scope) => {
     await scope.register(fastifyCompress, { globalDecompression: false });
@@ -65,7 +64,8 @@ async function serve(
       scope.get(
         `${prefix}${pageAlias}`,
         { schema: { hide: true }, config: { auth: 'none' } },
-        async (_request, reply) => reply.type('text/html; charset=utf-8').send(indexHtml),
+        async (_request, reply) =>
+          reply.type('text/html; charset=utf-8').send(await readFile(join(root, 'index.html'))),
       );
   });
 }

@@ -4,7 +4,7 @@
  *   <div id="pay"></div>
  *   <script>SvcCheckout.mount('#pay', { requestId, token, onSuccess(e) { … } })</script>
  * It inserts the checkout's iframe, sizes it to its content and turns the frame's messages into
- * callbacks. Messages are accepted only from the checkout's exact origin and that frame's window, and
+ * callbacks; on each load of the frame it hands the token to it (type `session`). Messages are accepted only from the checkout's exact origin and that frame's window, and
  * the frame sends them to this page's exact origin; they never carry card data.
  */
 import type { CheckoutEvent, MountOptions, SvcCheckoutApi } from './svc-checkout.js';
@@ -55,6 +55,12 @@ function mount(target: Element | string, options: MountOptions): { unmount(): vo
     }
   };
   window.addEventListener('message', onMessage);
+  // After the bank's 3-D Secure page the checkout comes back without its token (the address bar never
+  // keeps it, and a framed page may not be allowed storage): hand it over again on every load.
+  frame.addEventListener('load', () => {
+    const session = { source: 'svc-checkout', type: 'session', token: options.token, locale: options.locale };
+    frame.contentWindow?.postMessage(session, checkoutBase.origin);
+  });
   host.appendChild(frame);
   return {
     unmount() {

@@ -82,7 +82,7 @@ async function attempt(
           cvv: stored.cvv,
           holder: card.holder_name,
         },
-        threeDS: { force: input.is3ds, returnUrl: returnUrl(ctx, input) },
+        threeDS: { force: input.is3ds, returnUrl: returnUrl(ctx, input, payment.id) },
         testHeaders: input.testHeaders,
       })
     : { kind: 'error', retryable: true, message: `processor ${payment.processor} is not configured` };
@@ -122,9 +122,10 @@ function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
   }
 }
 
-function returnUrl(ctx: PaymentContext, input: CardPaymentInput): string {
+/** After 3-D Secure: the merchant's successUrl, else the hosted checkout, told which payment to show. */
+function returnUrl(ctx: PaymentContext, input: CardPaymentInput, paymentId: number): string {
   const given = input.options.successUrl;
   return typeof given === 'string' && given
     ? given
-    : `${ctx.config.checkoutUrl}/main?requestId=${input.paymentRequestId}`;
+    : `${ctx.config.checkoutUrl}/main?requestId=${input.paymentRequestId}&paymentId=${paymentId}`;
 }

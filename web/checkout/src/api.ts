@@ -28,8 +28,24 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly body: Record<string, unknown>,
   ) {
     super(message);
+  }
+
+  /** A declined or failed attempt (402) names the stored payment and, for a decline, its reason. */
+  get failedPayment(): Payment | null {
+    if (this.status !== 402 || typeof this.body.paymentId !== 'number') return null;
+    const details = (this.body.details ?? {}) as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    return {
+      paymentId: this.body.paymentId,
+      paymentRequestId: 0,
+      status: 'failed',
+      redirectUrl: null,
+      declineCode: text(details.declineCode),
+      declineReason: text(details.declineReason) ?? text(details.reason),
+    };
   }
 }
 
@@ -44,7 +60,7 @@ export function api(token: string) {
       referrerPolicy: 'no-referrer',
     });
     const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!res.ok) throw new ApiError(res.status, messageOf(json));
+    if (!res.ok) throw new ApiError(res.status, messageOf(json), json);
     return { body: json as T, headers: res.headers };
   }
   return {

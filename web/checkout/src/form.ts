@@ -126,7 +126,7 @@ export function cardForm(options: {
   country: string;
   announce: (message: string) => void;
   onSubmit: (card: CardSubmission) => void;
-}): HTMLFormElement {
+}): { element: HTMLFormElement; clearCard(): void; focusCard(): void } {
   const inputs = new Map<keyof CardSubmission, HTMLInputElement>();
   const errors = new Map<keyof CardSubmission, HTMLElement>();
   const brand = h('span', { class: 'brand', id: 'card-brand', 'aria-live': 'polite' });
@@ -217,5 +217,13 @@ export function cardForm(options: {
       country: all.country.trim().toUpperCase(),
     });
   });
-  return form;
+  return {
+    element: form,
+    // Another card: the card fields empty, the payer's details kept.
+    clearCard() {
+      for (const name of ['number', 'expiration', 'cvv'] as const) inputs.get(name)!.value = '';
+      brand.textContent = '';
+    },
+    focusCard: () => inputs.get('number')!.focus(),
+  };
 }

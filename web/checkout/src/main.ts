@@ -19,32 +19,60 @@ function announce(message: string): void {
   setTimeout(() => (live.textContent = message), 50);
 }
 
-function start(): void {
+async function start(): Promise<void> {
   const url = new URL(window.location.href);
   const fragment = new URLSearchParams(url.hash.slice(1));
-  const requestId = Number(url.searchParams.get('requestId'));
-  const token = fragment.get('token') ?? url.searchParams.get('token');
   const param = (name: string) => fragment.get(name) ?? url.searchParams.get(name);
+  const requestId = Number(url.searchParams.get('requestId'));
+  // Set by the gateway when the bank's 3-D Secure page sends the payer back here.
+  const returningPaymentId = Number(url.searchParams.get('paymentId')) || undefined;
+  const token = param('token');
 
   // The token (and anything else but the request id) leaves the address bar, history and any later referrer.
   window.history.replaceState(null, '', `${url.pathname}?requestId=${encodeURIComponent(String(requestId || ''))}`);
 
-  const stored = Number.isSafeInteger(requestId) && requestId > 0 ? loadSession(requestId) : null;
-  const session: CheckoutSession | null = token
-    ? {
-        token,
-        parentOrigin: parentOriginOf(param('origin')),
-        locale: param('locale') ?? navigator.language,
-        successUrl: httpUrl(param('successUrl')),
-        failureUrl: httpUrl(param('failureUrl')),
-      }
-    : stored;
+  const valid = Number.isSafeInteger(requestId) && requestId > 0;
+  let session: CheckoutSession | null = null;
+  if (token)
+    session = {
+      token,
+      parentOrigin: parentOriginOf(param('origin')),
+      locale: param('locale') ?? navigator.language,
+      successUrl: httpUrl(param('successUrl')),
+      failureUrl: httpUrl(param('failureUrl')),
+    };
+  else if (valid) session = loadSession(requestId) ?? (await sessionFromParent());
   const post = messenger(session?.parentOrigin ?? parentOriginOf(null));
   watchHeight(post);
 
-  if (!session || !requestId) return showExpired(post, requestId);
-  saveSession(requestId, { ...session, pendingPaymentId: token ? undefined : stored?.pendingPaymentId });
-  void load(requestId, session, post, token ? undefined : stored?.pendingPaymentId);
+  if (!session || !valid) return showExpired(post, requestId);
+  saveSession(requestId, session);
+  await load(requestId, session, post, returningPaymentId);
+}
+
+/**
+ * Framed and back from 3-D Secure without a token: embed.js hands it over again (type `session`),
+ * from the embedding page's exact origin and window only. Nothing within 3 seconds: no session.
+ */
+function sessionFromParent(): Promise<CheckoutSession | null> {
+  const parentOrigin = parentOriginOf(null);
+  if (!parentOrigin) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(null), 3000);
+    const done = (session: CheckoutSession | null) => {
+      clearTimeout(timer);
+      window.removeEventListener('message', onMessage);
+      resolve(session);
+    };
+    const onMessage = (event: MessageEvent) => {
+      const data = event.data as { source?: unknown; type?: unknown; token?: unknown; locale?: unknown } | null;
+      if (event.source !== window.parent || event.origin !== parentOrigin) return;
+      if (data?.source !== 'svc-checkout' || data.type !== 'session' || typeof data.token !== 'string') return;
+      const locale = typeof data.locale === 'string' ? data.locale : navigator.language;
+      done({ token: data.token, parentOrigin, locale, successUrl: null, failureUrl: null });
+    };
+    window.addEventListener('message', onMessage);
+  });
 }
 
 async function load(
@@ -75,8 +103,13 @@ async function load(
   const context: PageContext = { requestId, request, session, post, header, amount, client };
 
   if (returning !== undefined) {
-    // Back from the bank's 3-D Secure page: the gateway knows the outcome by now.
-    if (ALREADY_PAID.has(request.status)) return succeed(context, returning, request.status);
+    // Back from the bank's 3-D Secure page: the gateway settles the payment as the bank tells it.
+    for (let tries = 0; request.status === 'processing' && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      request = await client.paymentRequest(requestId).catch(() => request);
+    }
+    if (ALREADY_PAID.has(request.status))
+      return succeed(context, returning, request.status === 'authorized' ? 'authorized' : 'succeeded');
     return fail(context, returning, 'Your bank did not confirm this payment. Try again or use another card.');
   }
   if (ALREADY_PAID.has(request.status)) {
@@ -105,21 +138,28 @@ interface PageContext {
   client: ReturnType<typeof api>;
 }
 
+/** One form per page: after a decline the payer's details stay and only the card fields are cleared. */
+let form: ReturnType<typeof cardForm> | null = null;
+
 function showForm(context: PageContext, notice?: string): void {
-  const form = cardForm({
+  form ??= cardForm({
     payLabel: `Pay ${context.amount}`,
     country: (context.session.locale.split('-')[1] ?? '').toUpperCase(),
     announce,
     onSubmit: (card) => void pay(context, card),
   });
+  if (notice) form.clearCard();
   replaceContent(
     root,
     context.header,
     h('h1', {}, 'Pay by card'),
     notice ? h('p', { class: 'notice', id: 'notice' }, notice) : null,
-    form,
+    form.element,
   );
-  if (notice) announce(notice);
+  if (notice) {
+    announce(notice);
+    form.focusCard();
+  }
 }
 
 async function pay(context: PageContext, card: CardSubmission): Promise<void> {
@@ -140,6 +180,8 @@ async function pay(context: PageContext, card: CardSubmission): Promise<void> {
     });
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return showExpired(context.post, requestId);
+    const failed = error instanceof ApiError ? error.failedPayment : null;
+    if (failed) return fail(context, failed.paymentId, declineMessage(failed));
     const message = error instanceof ApiError && error.status < 500 ? error.message : 'The payment could not be sent.';
     return showForm(context, `${message} Nothing was charged. Please try again.`);
   }
@@ -150,7 +192,6 @@ async function pay(context: PageContext, card: CardSubmission): Promise<void> {
       return succeed(context, payment.paymentId, payment.status);
     case 'requires_action':
       if (payment.redirectUrl) {
-        saveSession(requestId, { ...context.session, pendingPaymentId: payment.paymentId });
         replaceContent(root, context.header, h('p', { class: 'status', role: 'status' }, 'Opening your bank’s check…'));
         window.location.assign(payment.redirectUrl);
         return;
@@ -176,7 +217,6 @@ function succeed(context: PageContext, paymentId: number, status: string): void 
 }
 
 function fail(context: PageContext, paymentId: number, reason: string): void {
-  saveSession(context.requestId, { ...context.session, pendingPaymentId: undefined });
   context.post('payment.failed', { paymentRequestId: context.requestId, paymentId, status: 'failed' });
   showForm(context, reason);
   if (context.session.failureUrl && !context.session.parentOrigin)
@@ -250,4 +290,4 @@ function httpUrl(value: string | null): string | null {
   }
 }
 
-start();
+void start();

@@ -1,7 +1,8 @@
 /**
- * What the page must remember across the 3-D Secure round trip (the bank's page replaces this one in
- * the frame, then sends the payer back to `/main?requestId=…` without a token): the token, who embeds
- * the page and the payment being authenticated. Per tab (sessionStorage), never anything about the card.
+ * What the page must remember across the 3-D Secure round trip (the bank's page replaces this one,
+ * then sends the payer back to `/main?requestId=…&paymentId=…` without a token): the token and who
+ * embeds the page. Per tab (sessionStorage, where the browser allows it; a framed page may be refused
+ * and then gets the token from embed.js again), never anything about the card.
  */
 export interface CheckoutSession {
   token: string;
@@ -9,7 +10,6 @@ export interface CheckoutSession {
   locale: string;
   successUrl: string | null;
   failureUrl: string | null;
-  pendingPaymentId?: number;
 }
 
 const key = (requestId: number) => `svc-checkout:${requestId}`;
@@ -27,7 +27,7 @@ export function saveSession(requestId: number, session: CheckoutSession): void {
   try {
     sessionStorage.setItem(key(requestId), JSON.stringify(session));
   } catch {
-    // Storage refused (private mode, blocked third-party storage): only the 3-D Secure return needs it.
+    // Storage refused (private mode, blocked third-party storage): embed.js hands the token over again.
   }
 }
 
