@@ -150,6 +150,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,
     // Seam for merchant settings: the requested payment request's merchant's checkoutOrigins join this list.
     checkoutFrameAncestors: () => [new URL(config.publicUrl).origin, ...config.checkoutFrameAncestors],
+    exchangeLegacyApiKey: (apiKey, paymentRequestId) =>
+      checkoutSessions.exchangeLegacyApiKey(ctx, { apiKey, paymentRequestId }),
   });
 
   await app.ready();

@@ -22,7 +22,13 @@ export interface FrontEndOptions {
    * with merchant settings; until then only the gateway's own origin (decisions.md, Hosted checkout).
    */
   checkoutFrameAncestors: (request: FastifyRequest) => string[] | Promise<string[]>;
+  /** The deprecated `?apiKey=` of the checkout page: exchanges the key for a checkout session token. */
+  exchangeLegacyApiKey?: (apiKey: string, paymentRequestId: number) => Promise<{ token: string }>;
 }
+
+/** RFC 9745 / RFC 8594: the legacy `apiKey` parameter is deprecated now and goes away at the sunset. */
+const LEGACY_API_KEY_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
+const LEGACY_API_KEY_SUNSET_AT = new Date('2027-07-01T00:00:00Z');
 
 /**
  * Serves the built front ends (@fastify/static), compressed (@fastify/compress), with their own
@@ -39,7 +45,7 @@ export async function frontEnds(app: App, options: FrontEndOptions): Promise<voi
       checkoutPath,
       async (request, reply) => checkoutPageHeaders(reply, await options.checkoutFrameAncestors(request)),
       // The spec's page address is `{CHECKOUT_URL}/main?requestId=…&token=…`: the build's index.html.
-      'main',
+      { alias: 'main', legacy: options.exchangeLegacyApiKey },
     );
   await serve(app, join(dir, 'panel'), '/panel');
 }
@@ -49,7 +55,7 @@ async function serve(
   root: string,
   path: string,
   pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>,
-  pageAlias?: string,
+  page?: { alias: string; legacy?: FrontEndOptions['exchangeLegacyApiKey'] },
 ): Promise<void> {
   if (!existsSync(join(root, 'index.html'))) return;
   const prefix = `${path.replace(/\/+$/, '')}/`;
@@ -60,12 +66,16 @@ async function serve(
       reply.header('Cache-Control', HASHED_ASSET.test(request.url.split('?')[0]) ? IMMUTABLE : REVALIDATE);
     });
     await scope.register(fastifyStatic, { root, prefix, cacheControl: false, decorateReply: false, redirect: true });
-    if (pageAlias)
+    if (page)
       scope.get(
-        `${prefix}${pageAlias}`,
+        `${prefix}${page.alias}`,
         { schema: { hide: true }, config: { auth: 'none' } },
-        async (_request, reply) =>
-          reply.type('text/html; charset=utf-8').send(await readFile(join(root, 'index.html'))),
+        async (request, reply) => {
+          const query = request.query as Record<string, string | undefined>;
+          if (page.legacy && query.apiKey !== undefined)
+            return legacyApiKeyRedirect(reply, page.alias, query.apiKey, query.requestId, page.legacy);
+          return reply.type('text/html; charset=utf-8').send(await readFile(join(root, 'index.html')));
+        },
       );
   });
 }
@@ -81,4 +91,32 @@ function checkoutPageHeaders(reply: FastifyReply, frameAncestors: string[]): voi
   reply.raw.removeHeader('X-Frame-Options');
   // Merchants' pages load embed.js and frame the page from their own origins.
   reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
+}
+
+/**
+ * The key leaves the address bar at once: a 303 to the page with a token in the fragment (never sent
+ * to a server) and `legacy` so that the page warns in the console on every load. A key that does not
+ * exchange (unknown, revoked, request not open) lands on the page without a token: "expired".
+ */
+async function legacyApiKeyRedirect(
+  reply: FastifyReply,
+  alias: string,
+  apiKey: string,
+  requestId: string | undefined,
+  exchange: NonNullable<FrontEndOptions['exchangeLegacyApiKey']>,
+): Promise<FastifyReply> {
+  const id = Number(requestId);
+  const token =
+    Number.isSafeInteger(id) && id > 0
+      ? await exchange(apiKey, id).then(
+          (session) => session.token,
+          () => null,
+        )
+      : null;
+  const fragment = new URLSearchParams({ ...(token ? { token } : {}), legacy: 'apiKey' });
+  return reply
+    .header('Deprecation', `@${Math.floor(LEGACY_API_KEY_DEPRECATED_AT.getTime() / 1000)}`)
+    .header('Sunset', LEGACY_API_KEY_SUNSET_AT.toUTCString())
+    .header('Cache-Control', 'no-store')
+    .redirect(`${alias}?requestId=${encodeURIComponent(requestId ?? '')}#${fragment.toString()}`, 303);
 }

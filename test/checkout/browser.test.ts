@@ -310,4 +310,33 @@ describe('the hosted checkout embedded in the example shop', () => {
     expect(checkoutFrame.url()).not.toContain('token');
     await page.close();
   });
+
+  it('still opens with the deprecated apiKey: warns, answers Deprecation and Sunset, drops the key, flags it exposed', async () => {
+    const legacy = await gw.merchant();
+    const request = await createRequest(gw, legacy.apiKey);
+    const page = await context.newPage();
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+    });
+    const url = `${gw.config.checkoutUrl}/main?requestId=${request.paymentRequestId}&apiKey=${legacy.apiKey}`;
+    const answer = await page.request.get(url, { maxRedirects: 0 });
+    expect(answer.status()).toBe(303);
+    expect(answer.headers()['deprecation']).toMatch(/^@\d+$/);
+    expect(new Date(answer.headers()['sunset']).getTime()).toBeGreaterThan(Date.now());
+    expect(answer.headers()['location']).not.toContain(legacy.apiKey);
+
+    await page.goto(url);
+    await page.getByLabel('Card number').waitFor();
+    expect(page.url()).toBe(`${gw.config.checkoutUrl}/main?requestId=${request.paymentRequestId}`);
+    expect(warnings.join('\n')).toMatch(/apiKey parameter is deprecated/);
+    const [key] = await gw.db
+      .selectFrom('api_keys')
+      .select('exposed_at')
+      .where('user_id', '=', legacy.userId)
+      .execute();
+    expect(key.exposed_at).toBeInstanceOf(Date);
+    expect(gw.logs()).not.toContain(legacy.apiKey);
+    await page.close();
+  });
 });

@@ -27,6 +27,12 @@ async function start(): Promise<void> {
   // Set by the gateway when the bank's 3-D Secure page sends the payer back here.
   const returningPaymentId = Number(url.searchParams.get('paymentId')) || undefined;
   const token = param('token');
+  if (param('legacy') === 'apiKey')
+    console.warn(
+      'svc-checkout: the apiKey parameter is deprecated and will stop working; it exposes your API key, which ' +
+        'is now flagged as exposed: rotate it. Mint a checkout session token on your server instead ' +
+        '(POST /payment-requests/{id}/checkout-session) and pass it as token.',
+    );
 
   // The token (and anything else but the request id) leaves the address bar, history and any later referrer.
   window.history.replaceState(null, '', `${url.pathname}?requestId=${encodeURIComponent(String(requestId || ''))}`);
