@@ -17,7 +17,7 @@ const off = (rules) => Object.fromEntries(rules.map((rule) => [rule, 'off']));
 
 export default defineConfig(
   // test/fixtures holds built front-end files standing in for real builds.
-  { ignores: ['node_modules/', 'dist/', 'data/', '.tmp/', 'coverage/', 'test/fixtures/'] },
+  { ignores: ['node_modules/', 'dist/', 'web/dist/', 'data/', '.tmp/', 'coverage/', 'test/fixtures/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
@@ -45,6 +45,11 @@ export default defineConfig(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
     },
+  },
+  {
+    // The front ends run in browsers: their own tsconfig (DOM, bundler resolution).
+    files: ['web/**/*.ts'],
+    languageOptions: { parserOptions: { project: './web/tsconfig.json', tsconfigRootDir: import.meta.dirname } },
   },
   {
     // Kysely's own advice: a migration sees the schema of its day, not today's, so it takes Kysely<any>.

@@ -53,6 +53,7 @@ stop_at_end_unless_running() {
 
 echo "== type check"
 run node_modules/.bin/tsc --noEmit -p tsconfig.test.json
+run node_modules/.bin/tsc -p web
 
 echo "== architecture (dependency rules, no cycles)"
 run node_modules/.bin/depcruise src sandbox test bench --config .dependency-cruiser.cjs
@@ -65,6 +66,9 @@ run node_modules/.bin/prettier --check --log-level warn .
 
 echo "== build"
 run bash scripts/build-if-stale.sh
+
+echo "== Chromium for the browser tests of the hosted checkout"
+run bash scripts/chromium.sh >/dev/null
 
 echo "== throwaway Redis (shared rate-limit counters, both passes) and PostgreSQL"
 stop_at_end_unless_running scripts/redis-server.sh

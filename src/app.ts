@@ -162,7 +162,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,
-    checkoutFrameAncestors: () => [new URL(config.publicUrl).origin],
+    // Seam for merchant settings: the requested payment request's merchant's checkoutOrigins join this list.
+    checkoutFrameAncestors: () => [new URL(config.publicUrl).origin, ...config.checkoutFrameAncestors],
+    exchangeLegacyApiKey: (apiKey, paymentRequestId) =>
+      checkoutSessions.exchangeLegacyApiKey(ctx, { apiKey, paymentRequestId }),
   });
 
   await app.ready();

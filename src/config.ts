@@ -17,6 +17,8 @@ export interface Config {
   /** PUBLIC_URL was given: browsers reach the gateway there (else at its own listening address). */
   publicUrlGiven: boolean;
   checkoutUrl: string;
+  /** Origins allowed to frame the checkout for every merchant (CHECKOUT_FRAME_ANCESTORS), besides the gateway's own. */
+  checkoutFrameAncestors: string[];
   tls: { cert: Buffer; key: Buffer } | undefined;
   /** Absent in development: generated once and persisted in storage. Required in production. */
   jwtSecret: string | undefined;
@@ -129,6 +131,14 @@ export function loadConfig(env: Env = process.env): Config {
   const scheme = tls ? 'https' : 'http';
   const publicUrl = url('PUBLIC_URL', read('PUBLIC_URL'), ['http:', 'https:']) ?? `${scheme}://localhost:${port}`;
   const checkoutUrl = url('CHECKOUT_URL', read('CHECKOUT_URL'), ['http:', 'https:']) ?? `${publicUrl}/checkout`;
+  const checkoutFrameAncestors = (read('CHECKOUT_FRAME_ANCESTORS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const origin = url('CHECKOUT_FRAME_ANCESTORS', entry, ['http:', 'https:']);
+      return origin ? new URL(origin).origin : entry;
+    });
 
   const secret = (name: string): string | undefined => {
     const value = read(name);
@@ -199,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     publicUrlGiven: read('PUBLIC_URL') !== undefined,
     checkoutUrl,
+    checkoutFrameAncestors,
     tls,
     jwtSecret,
     callbackSigningSecret,

@@ -17,6 +17,8 @@ export interface CheckoutActor {
   kind: 'checkout';
   merchantId: number;
   merchantStatus: MerchantStatus;
+  /** Shown to the payer by the hosted checkout (X-Merchant-Name). */
+  merchantName: string;
   mode: KeyMode;
   paymentRequestId: number;
   sessionId: number;

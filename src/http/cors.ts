@@ -4,7 +4,8 @@ import { checkoutBoundParam } from './route-policy.js';
 
 /** What the checkout front end may send cross-origin. */
 const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
-const EXPOSED_HEADERS = 'X-Request-Id, X-API-Version, X-Ignored-Fields, Idempotent-Replayed, Retry-After';
+const EXPOSED_HEADERS =
+  'X-Request-Id, X-API-Version, X-Ignored-Fields, Idempotent-Replayed, Retry-After, X-Merchant-Name';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 declare module 'fastify' {

@@ -2,7 +2,8 @@ import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { App } from '../context.js';
 
 /** Built asset names carry a content hash (`app.3f2a9c1b.js`): they never change, so they are cached for a year. */
@@ -20,18 +21,31 @@ export interface FrontEndOptions {
    * Who may frame the checkout page (CSP frame-ancestors). The merchant's checkoutOrigins will come
    * with merchant settings; until then only the gateway's own origin (decisions.md, Hosted checkout).
    */
-  checkoutFrameAncestors: (request: FastifyRequest) => string[];
+  checkoutFrameAncestors: (request: FastifyRequest) => string[] | Promise<string[]>;
+  /** The deprecated `?apiKey=` of the checkout page: exchanges the key for a checkout session token. */
+  exchangeLegacyApiKey?: (apiKey: string, paymentRequestId: number) => Promise<{ token: string }>;
 }
+
+/** RFC 9745 / RFC 8594: the legacy `apiKey` parameter is deprecated now and goes away at the sunset. */
+const LEGACY_API_KEY_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
+const LEGACY_API_KEY_SUNSET_AT = new Date('2027-07-01T00:00:00Z');
 
 /**
  * Serves the built front ends (@fastify/static), compressed (@fastify/compress), with their own
  * caching and, for the checkout page, its own CSP. A front end whose build is missing is not served.
  */
 export async function frontEnds(app: App, options: FrontEndOptions): Promise<void> {
-  const { dir, checkoutPath } = options;
+  const { checkoutPath } = options;
+  // @fastify/static wants absolute roots; the default build directory is relative to the working directory.
+  const dir = resolve(options.dir);
   if (checkoutPath)
-    await serve(app, join(dir, 'checkout'), checkoutPath, (request, reply) =>
-      checkoutPageHeaders(reply, options.checkoutFrameAncestors(request)),
+    await serve(
+      app,
+      join(dir, 'checkout'),
+      checkoutPath,
+      async (request, reply) => checkoutPageHeaders(reply, await options.checkoutFrameAncestors(request)),
+      // The spec's page address is `{CHECKOUT_URL}/main?requestId=…&token=…`: the build's index.html.
+      { alias: 'main', legacy: options.exchangeLegacyApiKey },
     );
   await serve(app, join(dir, 'panel'), '/panel');
 }
@@ -40,17 +54,29 @@ async function serve(
   app: App,
   root: string,
   path: string,
-  pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void,
+  pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>,
+  page?: { alias: string; legacy?: FrontEndOptions['exchangeLegacyApiKey'] },
 ): Promise<void> {
   if (!existsSync(join(root, 'index.html'))) return;
   const prefix = `${path.replace(/\/+$/, '')}/`;
   await app.register(async (scope) => {
     await scope.register(fastifyCompress, { globalDecompression: false });
     scope.addHook('onRequest', async (request, reply) => {
-      pageHeaders?.(request, reply);
+      await pageHeaders?.(request, reply);
       reply.header('Cache-Control', HASHED_ASSET.test(request.url.split('?')[0]) ? IMMUTABLE : REVALIDATE);
     });
     await scope.register(fastifyStatic, { root, prefix, cacheControl: false, decorateReply: false, redirect: true });
+    if (page)
+      scope.get(
+        `${prefix}${page.alias}`,
+        { schema: { hide: true }, config: { auth: 'none' } },
+        async (request, reply) => {
+          const query = request.query as Record<string, string | undefined>;
+          if (page.legacy && query.apiKey !== undefined)
+            return legacyApiKeyRedirect(reply, page.alias, query.apiKey, query.requestId, page.legacy);
+          return reply.type('text/html; charset=utf-8').send(await readFile(join(root, 'index.html')));
+        },
+      );
   });
 }
 
@@ -63,4 +89,34 @@ function checkoutPageHeaders(reply: FastifyReply, frameAncestors: string[]): voi
   );
   // X-Frame-Options cannot name origins; frame-ancestors supersedes it.
   reply.raw.removeHeader('X-Frame-Options');
+  // Merchants' pages load embed.js and frame the page from their own origins.
+  reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
+}
+
+/**
+ * The key leaves the address bar at once: a 303 to the page with a token in the fragment (never sent
+ * to a server) and `legacy` so that the page warns in the console on every load. A key that does not
+ * exchange (unknown, revoked, request not open) lands on the page without a token: "expired".
+ */
+async function legacyApiKeyRedirect(
+  reply: FastifyReply,
+  alias: string,
+  apiKey: string,
+  requestId: string | undefined,
+  exchange: NonNullable<FrontEndOptions['exchangeLegacyApiKey']>,
+): Promise<FastifyReply> {
+  const id = Number(requestId);
+  const token =
+    Number.isSafeInteger(id) && id > 0
+      ? await exchange(apiKey, id).then(
+          (session) => session.token,
+          () => null,
+        )
+      : null;
+  const fragment = new URLSearchParams({ ...(token ? { token } : {}), legacy: 'apiKey' });
+  return reply
+    .header('Deprecation', `@${Math.floor(LEGACY_API_KEY_DEPRECATED_AT.getTime() / 1000)}`)
+    .header('Sunset', LEGACY_API_KEY_SUNSET_AT.toUTCString())
+    .header('Cache-Control', 'no-store')
+    .redirect(`${alias}?requestId=${encodeURIComponent(requestId ?? '')}#${fragment.toString()}`, 303);
 }

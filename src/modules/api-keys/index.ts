@@ -2,4 +2,4 @@
 export { rotateApiKey } from './rotate-key.js';
 export { verifyApiKey } from './verify-key.js';
 export { refuseLiveKeysOnDevelopmentStore } from './refuse-live-keys-on-development-store.js';
-export type { ActiveKey } from './repository.js';
+export { markKeyExposed, type ActiveKey } from './repository.js';

@@ -57,3 +57,13 @@ export async function liveKeyEverIssued(db: Db): Promise<boolean> {
 export async function lockUser(db: Db, userId: number) {
   return db.selectFrom('users').select(['id', 'merchant_id']).where('id', '=', userId).forUpdate().executeTakeFirst();
 }
+
+/** A key seen in a public place (the legacy checkout URL): flagged once, the first sighting kept. */
+export async function markKeyExposed(db: Db, keyId: number, now: Date): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ exposed_at: now })
+    .where('id', '=', keyId)
+    .where('exposed_at', 'is', null)
+    .execute();
+}

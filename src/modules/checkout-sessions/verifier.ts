@@ -19,6 +19,7 @@ export function checkoutTokenVerifier(deps: { db: Db; clock: Clock }): CheckoutT
         kind: 'checkout',
         merchantId: session.merchant_id,
         merchantStatus: session.merchant_status,
+        merchantName: session.merchant_name,
         mode: session.livemode ? 'live' : 'test',
         paymentRequestId: session.payment_request_id,
         sessionId: session.id,

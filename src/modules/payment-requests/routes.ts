@@ -66,7 +66,10 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
       },
       config: { auth: 'api_key' },
     },
-    async (request) => {
+    async (request, reply) => {
+      // The hosted checkout shows the payer whom they pay; a header keeps the record the same for both callers.
+      if (request.actor?.kind === 'checkout')
+        reply.header('X-Merchant-Name', encodeURIComponent(request.actor.merchantName));
       return present(await getPaymentRequest(ctx, { scope: merchantScopeOf(request), id: request.params.id }));
     },
   );

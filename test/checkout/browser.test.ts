@@ -1,0 +1,342 @@
+/**
+ * The hosted checkout in a real Chromium (Debian's, installed by scripts/chromium.sh when missing),
+ * driven by playwright-core: the example shop on one origin embeds the checkout from the gateway's.
+ * Screenshots of each state go to .tmp/screenshots/ (not committed).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkoutPage, startShop, type Shop } from '../../examples/merchant/shop.js';
+import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { ROOT } from '../helpers/processes.js';
+import { createRequest, mintToken } from '../payment-requests/fixtures.js';
+import { CARDS, payer } from '../payments/fixtures.js';
+
+const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
+const CVV = '737';
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let gw: TestGateway;
+let shop: Shop;
+let merchant: TestMerchant;
+let browser: Browser;
+let context: BrowserContext;
+/** Everything the browser asked for, and every message the shop's window received, for the card-data checks. */
+const requestedUrls: string[] = [];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  const executablePath = execFileSync('bash', ['scripts/chromium.sh'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  execFileSync('bash', ['scripts/build-if-stale.sh'], { cwd: ROOT, stdio: 'ignore' });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const [shopPort, gatewayPort, pagesPort, strangerPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  allowedPages = await startPageServer(pagesPort);
+  strangerPages = await startPageServer(strangerPort);
+  // localhost for the gateway, 127.0.0.1 for the shop: two sites, as in production.
+  gw = await startTestGateway({
+    env: {
+      PORT: String(gatewayPort),
+      PUBLIC_URL: `http://localhost:${gatewayPort}`,
+      CHECKOUT_FRAME_ANCESTORS: `http://127.0.0.1:${shopPort},${allowedPages}`,
+    },
+  });
+  merchant = await gw.merchant();
+  shop = await startShop({ gatewayUrl: gw.url, apiKey: merchant.apiKey, port: shopPort });
+  browser = await chromium.launch({ executablePath, args: FLAGS });
+  context = await browser.newContext({ viewport: { width: 360, height: 800 }, locale: 'de-DE' });
+  context.on('request', (request) => requestedUrls.push(request.url()));
+  await context.addInitScript(() => {
+    const all: string[] = [];
+    (window as unknown as { allMessages: string[] }).allMessages = all;
+    window.addEventListener('message', (event) => all.push(JSON.stringify(event.data)));
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await shop?.close();
+  await gw?.close();
+  for (const server of pageServers) await new Promise((resolve) => server.close(resolve));
+});
+
+const checkout = (page: Page): FrameLocator => page.frameLocator('iframe');
+const shopEvents = (page: Page) => page.evaluate(() => (window as unknown as { shopEvents: any[] }).shopEvents);
+
+async function fillCard(frame: FrameLocator, number: string, withPayer = true): Promise<void> {
+  await frame.getByLabel('Card number').fill(number);
+  await frame.getByLabel('Expiry date (MM / YY)').fill('1230');
+  await frame.getByLabel('Security code (CVV)').fill(CVV);
+  if (!withPayer) return;
+  await frame.getByLabel('Name on card').fill(payer.name);
+  await frame.getByLabel('Email').fill(payer.email);
+  await frame.getByLabel('Phone, with country code').fill(payer.phoneNumber);
+  await frame.getByLabel('Address').fill(payer.address);
+  await frame.getByLabel('City').fill(payer.city);
+  await frame.getByLabel('State or region').fill(payer.state);
+  await frame.getByLabel('Postal code').fill(payer.postalCode);
+}
+
+async function waitForEvent(page: Page, type: string): Promise<any> {
+  await page.waitForFunction(
+    (t) => (window as unknown as { shopEvents: any[] }).shopEvents.some((e) => e.type === t),
+    type,
+    { timeout: 15_000 },
+  );
+  return (await shopEvents(page)).find((e: any) => e.type === type);
+}
+
+/**
+ * Pages of the test's own, served on loopback like the shop (a page served by the browser's request
+ * interception counts as public and may not reach loopback addresses): one origin allowed to frame the
+ * checkout, one not.
+ */
+const pages = new Map<string, string>();
+const pageServers: Server[] = [];
+async function startPageServer(port: number): Promise<string> {
+  const server = createHttpServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(pages.get(req.url ?? '') ?? '');
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  pageServers.push(server);
+  return `http://127.0.0.1:${port}`;
+}
+let allowedPages: string;
+let strangerPages: string;
+
+/** A page of an allowed origin embedding a given request and token. */
+async function openEmbedding(requestId: number, token: string, origin = allowedPages): Promise<Page> {
+  const path = `/embed-${requestId}`;
+  pages.set(path, checkoutPage({ checkoutBase: gw.config.checkoutUrl, requestId, token }));
+  const page = await context.newPage();
+  await page.goto(`${origin}${path}`);
+  return page;
+}
+
+async function paymentsOf(requestId: number) {
+  return gw.db.selectFrom('payments').select(['id', 'status']).where('payment_request_id', '=', requestId).execute();
+}
+
+describe('the hosted checkout embedded in the example shop', () => {
+  it('pays with an approving card; onSuccess gets the payment request and payment ids', async () => {
+    const page = await context.newPage();
+    await page.goto(`${shop.url}/checkout?amount=10.50&currency=EUR`);
+    const frame = checkout(page);
+    const ready = await waitForEvent(page, 'ready');
+    // Formatted for the payer's locale (de-DE).
+    await frame.getByText(/^10,50\s€$/).waitFor();
+    await frame.getByText(/^Merchant \d+$/).waitFor();
+    await fillCard(frame, CARDS.visa);
+    await expect(frame.getByLabel('Country code (2 letters)').inputValue()).resolves.toBe('DE');
+    await page.screenshot({ path: `${SCREENSHOTS}/1-form.png`, fullPage: true });
+    await frame.getByRole('button', { name: /^Pay/ }).click();
+    const paid = await waitForEvent(page, 'payment.succeeded');
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/2-success.png`, fullPage: true });
+    const [payment] = await paymentsOf(ready.paymentRequestId);
+    expect(paid).toEqual({
+      source: 'svc-checkout',
+      type: 'payment.succeeded',
+      paymentRequestId: ready.paymentRequestId,
+      paymentId: payment.id,
+      status: 'succeeded',
+    });
+    // The frame grew to its content (resize messages).
+    const height = await page.locator('iframe').evaluate((el) => el.getBoundingClientRect().height);
+    expect(height).toBeGreaterThan(100);
+    await page.close();
+  });
+
+  it('explains a decline in plain words, and another card then succeeds', async () => {
+    const page = await context.newPage();
+    await page.goto(`${shop.url}/checkout`);
+    const frame = checkout(page);
+    await fillCard(frame, CARDS.insufficientFunds);
+    await frame.getByRole('button', { name: /^Pay/ }).click();
+    await frame
+      .getByText('Your card does not have enough funds for this payment. Nothing was charged. Try another card.')
+      .waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/3-declined.png`, fullPage: true });
+    expect((await waitForEvent(page, 'payment.failed')).status).toBe('failed');
+    // The payer's details stay; only the card is entered again.
+    await expect(frame.getByLabel('Name on card').inputValue()).resolves.toBe(payer.name);
+    await fillCard(frame, CARDS.mastercard, false);
+    await frame.getByRole('button', { name: /^Pay/ }).click();
+    const paid = await waitForEvent(page, 'payment.succeeded');
+    const payments = await paymentsOf(paid.paymentRequestId);
+    expect(payments.map((p) => p.status).sort()).toEqual(['failed', 'succeeded']);
+    expect(paid.paymentId).toBe(payments.find((p) => p.status === 'succeeded')!.id);
+    await page.close();
+  });
+
+  for (const [decision, outcome] of [
+    ['Approve', 'payment.succeeded'],
+    ['Deny', 'payment.failed'],
+  ] as const) {
+    it(`runs a 3-D Secure challenge inside the frame and comes back (${decision})`, async () => {
+      const page = await context.newPage();
+      await page.goto(`${shop.url}/checkout`);
+      const frame = checkout(page);
+      await fillCard(frame, CARDS.challengeApprove);
+      await frame.getByRole('button', { name: /^Pay/ }).click();
+      await frame.getByRole('button', { name: decision }).waitFor();
+      await page.screenshot({ path: `${SCREENSHOTS}/4-3ds-${decision}.png`, fullPage: true });
+      await frame.getByRole('button', { name: decision }).click();
+      const event = await waitForEvent(page, outcome);
+      const [payment] = await paymentsOf(event.paymentRequestId);
+      expect(event.paymentId).toBe(payment.id);
+      if (decision === 'Approve') await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+      else await frame.locator('#notice', { hasText: 'Your bank did not confirm this payment' }).waitFor();
+      await page.screenshot({ path: `${SCREENSHOTS}/5-3ds-${decision}-back.png`, fullPage: true });
+      await page.close();
+    });
+  }
+
+  it('says the link has expired when the token has', async () => {
+    const request = await createRequest(gw, merchant.apiKey);
+    const token = await mintToken(gw, merchant.apiKey, request.paymentRequestId);
+    gw.clock.advance(16 * 60);
+    const page = await openEmbedding(request.paymentRequestId, token);
+    await checkout(page).getByRole('heading', { name: 'This payment link has expired' }).waitFor();
+    expect((await waitForEvent(page, 'expired')).paymentRequestId).toBe(request.paymentRequestId);
+    await page.screenshot({ path: `${SCREENSHOTS}/6-expired.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('says a paid request is already paid, and offers no form', async () => {
+    const request = await createRequest(gw, merchant.apiKey, { amount: 5, currency: 'USD' });
+    const token = await mintToken(gw, merchant.apiKey, request.paymentRequestId);
+    const paid = await gw.call('POST', `/payments/h2h/${request.paymentRequestId}`, {
+      headers: { 'x-checkout-token': token },
+      body: { ...payer, number: CARDS.visa, expiration: '12/30', cvv: '123', amount: 5, unit: 'USD' },
+    });
+    expect(paid.status, paid.text).toBe(200);
+    const page = await openEmbedding(request.paymentRequestId, token);
+    await checkout(page).getByRole('heading', { name: 'Already paid' }).waitFor();
+    expect(await checkout(page).getByLabel('Card number').count()).toBe(0);
+    await page.screenshot({ path: `${SCREENSHOTS}/7-already-paid.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('is not shown inside a page of an origin that may not frame it', async () => {
+    const request = await createRequest(gw, merchant.apiKey);
+    const token = await mintToken(gw, merchant.apiKey, request.paymentRequestId);
+    const page = await openEmbedding(request.paymentRequestId, token, strangerPages);
+    await page.locator('iframe').waitFor();
+    await page.waitForTimeout(1500);
+    expect(await checkout(page).getByLabel('Card number').count()).toBe(0);
+    expect(await shopEvents(page)).toEqual([]);
+    await page.close();
+  });
+
+  it('has no serious accessibility violation (axe-core) on the form and the decline', async () => {
+    const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    // axe is injected as an inline script, which the page's CSP rightly refuses: this context bypasses it.
+    const axeContext = await browser.newContext({ viewport: { width: 360, height: 800 }, bypassCSP: true });
+    const page = await axeContext.newPage();
+    await page.goto(`${shop.url}/checkout`);
+    const frame = checkout(page);
+    await frame.getByLabel('Card number').waitFor();
+    const audit = async () => {
+      const checkoutFrame = page.frames().find((f) => f.url().includes('/main'))!;
+      await checkoutFrame.addScriptTag({ content: axeSource });
+      const result = await checkoutFrame.evaluate(async () => {
+        const run = (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run();
+        return (await run).violations.map((v) => ({ id: v.id, impact: v.impact }));
+      });
+      return result.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+    };
+    expect(await audit()).toEqual([]);
+    await frame.getByRole('button', { name: /^Pay/ }).click();
+    await frame.getByText('Enter your card number.').waitFor();
+    expect(await audit()).toEqual([]);
+    await axeContext.close();
+  });
+
+  it('never puts the card number or CVV in a URL, a message, storage or a log line', async () => {
+    const all = [...requestedUrls].join('\n');
+    expect(all).not.toContain(CARDS.visa);
+    // The CVV's digits may occur in ports or ids; what must never occur is a field carrying it.
+    expect(all).not.toMatch(/cvv|csc/i);
+    const page = await context.newPage();
+    await page.goto(`${shop.url}/checkout`);
+    const frame = checkout(page);
+    await fillCard(frame, CARDS.visa);
+    await frame.getByRole('button', { name: /^Pay/ }).click();
+    await waitForEvent(page, 'payment.succeeded');
+    const messages = await page.evaluate(() => (window as unknown as { allMessages: string[] }).allMessages);
+    expect(messages.length).toBeGreaterThan(0);
+    const checkoutFrame = page.frames().find((f) => f.url().includes('/main'))!;
+    const storage = await checkoutFrame.evaluate(() => {
+      const read = (get: () => Storage) => {
+        try {
+          return JSON.stringify(Object.entries(get()));
+        } catch {
+          return ''; // the browser refuses this frame storage: nothing can be in it
+        }
+      };
+      return read(() => sessionStorage) + read(() => localStorage) + document.cookie;
+    });
+    for (const text of [messages.join('\n'), storage, page.url(), checkoutFrame.url(), requestedUrls.join('\n')]) {
+      expect(text).not.toContain(CARDS.visa);
+      expect(text).not.toContain('4242 4242');
+      expect(text).not.toMatch(/cvv|csc|\b737\b/i);
+    }
+    expect(gw.logs()).not.toContain(CARDS.visa);
+    expect(gw.logs()).not.toMatch(/cvv"?\s*[:=]\s*"?737/i);
+    expect(checkoutFrame.url()).not.toContain('token');
+    await page.close();
+  });
+
+  it('still opens with the deprecated apiKey: warns, answers Deprecation and Sunset, drops the key, flags it exposed', async () => {
+    const legacy = await gw.merchant();
+    const request = await createRequest(gw, legacy.apiKey);
+    const page = await context.newPage();
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+    });
+    const url = `${gw.config.checkoutUrl}/main?requestId=${request.paymentRequestId}&apiKey=${legacy.apiKey}`;
+    const answer = await page.request.get(url, { maxRedirects: 0 });
+    expect(answer.status()).toBe(303);
+    expect(answer.headers()['deprecation']).toMatch(/^@\d+$/);
+    expect(new Date(answer.headers()['sunset']).getTime()).toBeGreaterThan(Date.now());
+    expect(answer.headers()['location']).not.toContain(legacy.apiKey);
+
+    await page.goto(url);
+    await page.getByLabel('Card number').waitFor();
+    expect(page.url()).toBe(`${gw.config.checkoutUrl}/main?requestId=${request.paymentRequestId}`);
+    expect(warnings.join('\n')).toMatch(/apiKey parameter is deprecated/);
+    const [key] = await gw.db
+      .selectFrom('api_keys')
+      .select('exposed_at')
+      .where('user_id', '=', legacy.userId)
+      .execute();
+    expect(key.exposed_at).toBeInstanceOf(Date);
+    expect(gw.logs()).not.toContain(legacy.apiKey);
+    await page.close();
+  });
+});

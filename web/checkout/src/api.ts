@@ -1,0 +1,80 @@
+/**
+ * The checkout's only calls to the gateway, with the checkout session token (X-Checkout-Token) and
+ * never an API key. The gateway serves this page on its own origin, so the API is the page's origin.
+ */
+
+export interface PaymentRequest {
+  paymentRequestId: number;
+  amount: number;
+  currency: string;
+  status: string;
+  description: string | null;
+}
+
+/** The request as the payer sees it: the gateway names the merchant in X-Merchant-Name (percent-encoded). */
+export type CheckoutView = PaymentRequest & { merchantName: string };
+
+export interface Payment {
+  paymentId: number;
+  paymentRequestId: number;
+  status: 'pending' | 'requires_action' | 'authorized' | 'succeeded' | 'failed' | 'canceled';
+  redirectUrl: string | null;
+  declineCode: string | null;
+  declineReason: string | null;
+}
+
+/** An answer that is not 2xx: its status and the message the gateway gave (never shown raw for 5xx). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+
+  /** A declined or failed attempt (402) names the stored payment and, for a decline, its reason. */
+  get failedPayment(): Payment | null {
+    if (this.status !== 402 || typeof this.body.paymentId !== 'number') return null;
+    const details = (this.body.details ?? {}) as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    return {
+      paymentId: this.body.paymentId,
+      paymentRequestId: 0,
+      status: 'failed',
+      redirectUrl: null,
+      declineCode: text(details.declineCode),
+      declineReason: text(details.declineReason) ?? text(details.reason),
+    };
+  }
+}
+
+export function api(token: string) {
+  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ body: T; headers: Headers }> {
+    const res = await fetch(path, {
+      method,
+      headers: { 'X-Checkout-Token': token, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      credentials: 'omit',
+      cache: 'no-store',
+      referrerPolicy: 'no-referrer',
+    });
+    const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    if (!res.ok) throw new ApiError(res.status, messageOf(json), json);
+    return { body: json as T, headers: res.headers };
+  }
+  return {
+    async paymentRequest(id: number): Promise<CheckoutView> {
+      const { body, headers } = await call<PaymentRequest>('GET', `/payment-requests/${id}`);
+      return { ...body, merchantName: decodeURIComponent(headers.get('X-Merchant-Name') ?? '') };
+    },
+    payByCard: async (id: number, body: Record<string, unknown>) =>
+      (await call<Payment>('POST', `/payments/h2h/${id}`, body)).body,
+  };
+}
+
+/** Both error bodies: RFC 9457 problems (`detail`) and the error guide (`message`). */
+function messageOf(json: Record<string, unknown>): string {
+  const text = json.detail ?? json.message ?? json.title;
+  return typeof text === 'string' ? text : 'The payment could not be sent.';
+}

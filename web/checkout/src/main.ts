@@ -1,0 +1,299 @@
+import './style.css';
+import { api, ApiError, type CheckoutView, type Payment } from './api.js';
+import { h, replaceContent } from './dom.js';
+import { cardForm, type CardSubmission } from './form.js';
+import { messenger, parentOriginOf } from './messages.js';
+import { clearSession, loadSession, saveSession, type CheckoutSession } from './session.js';
+
+/** Payment request states in which nothing is left to pay. */
+const ALREADY_PAID = new Set(['processing', 'authorized', 'paid', 'partially_refunded', 'refunded']);
+const GONE = new Set(['canceled', 'expired']);
+
+const root = document.getElementById('checkout')!;
+const live = document.getElementById('announcer')!;
+
+/** Screen readers hear what changed (aria-live="assertive" region outside the re-rendered part). */
+function announce(message: string): void {
+  live.textContent = '';
+  // A new text node after a tick is announced even when the message repeats.
+  setTimeout(() => (live.textContent = message), 50);
+}
+
+async function start(): Promise<void> {
+  const url = new URL(window.location.href);
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  const param = (name: string) => fragment.get(name) ?? url.searchParams.get(name);
+  const requestId = Number(url.searchParams.get('requestId'));
+  // Set by the gateway when the bank's 3-D Secure page sends the payer back here.
+  const returningPaymentId = Number(url.searchParams.get('paymentId')) || undefined;
+  const token = param('token');
+  if (param('legacy') === 'apiKey')
+    console.warn(
+      'svc-checkout: the apiKey parameter is deprecated and will stop working; it exposes your API key, which ' +
+        'is now flagged as exposed: rotate it. Mint a checkout session token on your server instead ' +
+        '(POST /payment-requests/{id}/checkout-session) and pass it as token.',
+    );
+
+  // The token (and anything else but the request id) leaves the address bar, history and any later referrer.
+  window.history.replaceState(null, '', `${url.pathname}?requestId=${encodeURIComponent(String(requestId || ''))}`);
+
+  const valid = Number.isSafeInteger(requestId) && requestId > 0;
+  let session: CheckoutSession | null = null;
+  if (token)
+    session = {
+      token,
+      parentOrigin: parentOriginOf(param('origin')),
+      locale: param('locale') ?? navigator.language,
+      successUrl: httpUrl(param('successUrl')),
+      failureUrl: httpUrl(param('failureUrl')),
+    };
+  else if (valid) session = loadSession(requestId) ?? (await sessionFromParent());
+  const post = messenger(session?.parentOrigin ?? parentOriginOf(null));
+  watchHeight(post);
+
+  if (!session || !valid) return showExpired(post, requestId);
+  saveSession(requestId, session);
+  await load(requestId, session, post, returningPaymentId);
+}
+
+/**
+ * Framed and back from 3-D Secure without a token: embed.js hands it over again (type `session`),
+ * from the embedding page's exact origin and window only. Nothing within 3 seconds: no session.
+ */
+function sessionFromParent(): Promise<CheckoutSession | null> {
+  const parentOrigin = parentOriginOf(null);
+  if (!parentOrigin) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(null), 3000);
+    const done = (session: CheckoutSession | null) => {
+      clearTimeout(timer);
+      window.removeEventListener('message', onMessage);
+      resolve(session);
+    };
+    const onMessage = (event: MessageEvent) => {
+      const data = event.data as { source?: unknown; type?: unknown; token?: unknown; locale?: unknown } | null;
+      if (event.source !== window.parent || event.origin !== parentOrigin) return;
+      if (data?.source !== 'svc-checkout' || data.type !== 'session' || typeof data.token !== 'string') return;
+      const locale = typeof data.locale === 'string' ? data.locale : navigator.language;
+      done({ token: data.token, parentOrigin, locale, successUrl: null, failureUrl: null });
+    };
+    window.addEventListener('message', onMessage);
+  });
+}
+
+async function load(
+  requestId: number,
+  session: CheckoutSession,
+  post: ReturnType<typeof messenger>,
+  returning?: number,
+) {
+  replaceContent(root, h('p', { class: 'status', role: 'status' }, 'Loading…'));
+  const client = api(session.token);
+  let request: CheckoutView;
+  try {
+    request = await client.paymentRequest(requestId);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404))
+      return showExpired(post, requestId);
+    return showProblem('The payment page could not be loaded. Reload to try again.');
+  }
+  const money = new Intl.NumberFormat(session.locale, { style: 'currency', currency: request.currency });
+  const amount = money.format(request.amount);
+  const header = h(
+    'header',
+    {},
+    h('p', { class: 'merchant' }, request.merchantName || 'Payment'),
+    h('p', { class: 'amount' }, amount),
+    request.description ? h('p', { class: 'description' }, request.description) : null,
+  );
+  const context: PageContext = { requestId, request, session, post, header, amount, client };
+
+  if (returning !== undefined) {
+    // Back from the bank's 3-D Secure page: the gateway settles the payment as the bank tells it.
+    for (let tries = 0; request.status === 'processing' && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      request = await client.paymentRequest(requestId).catch(() => request);
+    }
+    if (ALREADY_PAID.has(request.status))
+      return succeed(context, returning, request.status === 'authorized' ? 'authorized' : 'succeeded');
+    return fail(context, returning, 'Your bank did not confirm this payment. Try again or use another card.');
+  }
+  if (ALREADY_PAID.has(request.status)) {
+    replaceContent(
+      root,
+      header,
+      h('h1', {}, 'Already paid'),
+      h('p', {}, 'This payment has already been made. Nothing more to pay.'),
+    );
+    announce('This payment has already been made.');
+    post('ready', { paymentRequestId: requestId, status: request.status });
+    return;
+  }
+  if (GONE.has(request.status)) return showExpired(post, requestId);
+  showForm(context);
+  post('ready', { paymentRequestId: requestId, status: request.status });
+}
+
+interface PageContext {
+  requestId: number;
+  request: CheckoutView;
+  session: CheckoutSession;
+  post: ReturnType<typeof messenger>;
+  header: HTMLElement;
+  amount: string;
+  client: ReturnType<typeof api>;
+}
+
+/** One form per page: after a decline the payer's details stay and only the card fields are cleared. */
+let form: ReturnType<typeof cardForm> | null = null;
+
+function showForm(context: PageContext, notice?: string): void {
+  form ??= cardForm({
+    payLabel: `Pay ${context.amount}`,
+    country: (context.session.locale.split('-')[1] ?? '').toUpperCase(),
+    announce,
+    onSubmit: (card) => void pay(context, card),
+  });
+  if (notice) form.clearCard();
+  replaceContent(
+    root,
+    context.header,
+    h('h1', {}, 'Pay by card'),
+    notice ? h('p', { class: 'notice', id: 'notice' }, notice) : null,
+    form.element,
+  );
+  if (notice) {
+    announce(notice);
+    form.focusCard();
+  }
+}
+
+async function pay(context: PageContext, card: CardSubmission): Promise<void> {
+  const { request, requestId } = context;
+  replaceContent(
+    root,
+    context.header,
+    h('p', { class: 'status', role: 'status', 'aria-busy': 'true' }, 'Processing your payment…'),
+  );
+  announce('Processing your payment.');
+  let payment: Payment;
+  try {
+    payment = await context.client.payByCard(requestId, {
+      ...card,
+      amount: request.amount,
+      unit: request.currency,
+      browserInfo: browserInfo(),
+    });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return showExpired(context.post, requestId);
+    const failed = error instanceof ApiError ? error.failedPayment : null;
+    if (failed) return fail(context, failed.paymentId, declineMessage(failed));
+    const message = error instanceof ApiError && error.status < 500 ? error.message : 'The payment could not be sent.';
+    return showForm(context, `${message} Nothing was charged. Please try again.`);
+  }
+  switch (payment.status) {
+    case 'succeeded':
+    case 'authorized':
+    case 'pending':
+      return succeed(context, payment.paymentId, payment.status);
+    case 'requires_action':
+      if (payment.redirectUrl) {
+        replaceContent(root, context.header, h('p', { class: 'status', role: 'status' }, 'Opening your bank’s check…'));
+        window.location.assign(payment.redirectUrl);
+        return;
+      }
+      return fail(context, payment.paymentId, 'Your bank asked for a check we could not open. Try another card.');
+    case 'failed':
+    case 'canceled':
+      return fail(context, payment.paymentId, declineMessage(payment));
+  }
+}
+
+function succeed(context: PageContext, paymentId: number, status: string): void {
+  clearSession(context.requestId);
+  replaceContent(
+    root,
+    context.header,
+    h('h1', {}, 'Payment successful'),
+    h('p', {}, `Thank you. You paid ${context.amount}.`),
+  );
+  announce(`Payment successful. You paid ${context.amount}.`);
+  context.post('payment.succeeded', { paymentRequestId: context.requestId, paymentId, status });
+  if (context.session.successUrl && !context.session.parentOrigin) window.location.assign(context.session.successUrl);
+}
+
+function fail(context: PageContext, paymentId: number, reason: string): void {
+  context.post('payment.failed', { paymentRequestId: context.requestId, paymentId, status: 'failed' });
+  showForm(context, reason);
+  if (context.session.failureUrl && !context.session.parentOrigin)
+    root.append(h('p', {}, h('a', { href: context.session.failureUrl }, 'Return to the shop')));
+}
+
+/** The decline in plain words, and what to do about it. */
+function declineMessage(payment: Payment): string {
+  const reason = (payment.declineReason ?? '').toLowerCase();
+  const why = reason.includes('insufficient')
+    ? 'Your card does not have enough funds for this payment.'
+    : reason.includes('expired')
+      ? 'Your card has expired.'
+      : reason.includes('limit')
+        ? 'This payment is over your card’s limit.'
+        : reason.includes('not permitted')
+          ? 'Your card cannot be used for this payment.'
+          : payment.declineCode
+            ? 'Your bank declined this payment.'
+            : 'The payment could not be completed.';
+  return `${why} Nothing was charged. Try another card.`;
+}
+
+function showExpired(post: ReturnType<typeof messenger>, requestId: number): void {
+  if (requestId) clearSession(requestId);
+  replaceContent(
+    root,
+    h('h1', {}, 'This payment link has expired'),
+    h('p', {}, 'Go back to the shop to start the payment again.'),
+  );
+  announce('This payment link has expired.');
+  post('expired', { paymentRequestId: requestId || undefined });
+}
+
+function showProblem(message: string): void {
+  replaceContent(root, h('h1', {}, 'Something went wrong'), h('p', {}, message));
+  announce(message);
+}
+
+/** For 3-D Secure: what the issuer's risk checks read from the payer's real browser. */
+function browserInfo() {
+  return {
+    acceptHeader: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    colorDepth: String(window.screen.colorDepth),
+    language: navigator.language,
+    screenHeight: String(window.screen.height),
+    screenWidth: String(window.screen.width),
+    timezone: String(new Date().getTimezoneOffset()),
+    userAgent: navigator.userAgent,
+    javaEnabled: false,
+    javascriptEnabled: true,
+  };
+}
+
+/** The embedding page sizes the frame to the content, so there is never an inner scrollbar. */
+function watchHeight(post: ReturnType<typeof messenger>): void {
+  let last = 0;
+  new ResizeObserver(() => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height !== last) post('resize', { height: (last = height) });
+  }).observe(document.documentElement);
+}
+
+function httpUrl(value: string | null): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+void start();
