@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../src/lib/crypto.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { CARDS, card, createRequest, h2hCard, payer, waitForStatus } from './fixtures.js';
+import { CARDS, PATHS, card, createRequest, h2hCard, payer, waitForStatus, type PathName } from './fixtures.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -12,13 +12,6 @@ beforeAll(async () => {
 const SUCCESS_URL = 'https://shop.example/paid?order=42';
 const FAILURE_URL = 'https://shop.example/failed';
 const URLS = { successUrl: SUCCESS_URL, failureUrl: FAILURE_URL };
-
-const PATHS = {
-  h2h: (id: number) => `/payments/h2h/${id}`,
-  acme: (id: number) => `/payments/creditCard/acme/${id}`,
-  globex: (id: number) => `/payments/creditCard/globex/${id}`,
-} as const;
-type PathName = keyof typeof PATHS;
 
 /** Submits a card; answers the payment once it asks for the challenge (globex says so by callback). */
 async function challenged(path: PathName, number: string, extra: Record<string, unknown> = {}) {
