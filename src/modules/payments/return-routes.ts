@@ -19,7 +19,7 @@ export function challengeReturnRoutes(app: App, ctx: AppContext): void {
         querystring: ReturnQuery,
         response: {
           200: Type.String({ description: 'Result page (text/html)' }),
-          303: Type.Null({ description: 'To successUrl or failureUrl' }),
+          303: Type.String({ description: 'To successUrl or failureUrl (text/html: a link there)' }),
         },
       },
       config: { auth: 'none' },
@@ -29,7 +29,15 @@ export function challengeReturnRoutes(app: App, ctx: AppContext): void {
         paymentId: request.params.paymentId,
         signature: request.query.signature,
       });
-      if (landing.kind === 'redirect') return reply.code(303).header('location', landing.location).send(null);
+      if (landing.kind === 'redirect') {
+        // A URL as URL serializes it has no quotes or angle brackets; & is the one character to escape.
+        const href = landing.location.replaceAll('&', '&amp;');
+        return reply
+          .code(303)
+          .header('location', landing.location)
+          .type('text/html; charset=utf-8')
+          .send(`<!doctype html><p><a href="${href}">Continue</a></p>`);
+      }
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(resultPage(landing));
     },
   );
