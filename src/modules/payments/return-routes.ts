@@ -11,6 +11,8 @@ export function challengeReturnRoutes(app: App, ctx: AppContext): void {
     '/payments/:paymentId/return',
     {
       schema: {
+        // A browser landing reached only through the signed link the ACS was given, not an API call.
+        hide: true,
         summary: "Where the ACS sends the payer's browser after a 3-D Secure challenge",
         description:
           'Redirects (303) to the successUrl or failureUrl of the payment with paymentRequestId, paymentId and status in the query; shows a small result page when none was given or while the outcome is still being settled. The link is signed: the gateway hands it to the ACS.',
