@@ -37,6 +37,8 @@ async function answerChallenge(redirectUrl: string, decision: 'approve' | 'deny'
     redirect: 'manual',
   });
   expect(posted.status).toBe(303);
+  // The callback is settled by the job runner (off in tests); the landing page would refresh until then.
+  await gw.runJobs();
   const back = new URL(posted.headers.get('location')!);
   expect(back.pathname).toMatch(/^\/payments\/\d+\/return$/);
   // PUBLIC_URL is not set in tests, so the link names the default public address; follow it here.
