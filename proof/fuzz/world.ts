@@ -163,6 +163,12 @@ export class World {
       case 'POST /payments/creditCard/acme/{id}':
       case 'POST /payments/creditCard/globex/{id}':
         return { path: { id: await this.openRequest() }, credentials: apiKey, body: card };
+      case 'POST /payments/wallet/{id}':
+        return {
+          path: { id: await this.openRequest() },
+          credentials: apiKey,
+          body: (g) => ({ ...g, ...PAYER_FIXED, is3ds: false, ...URLS }),
+        };
       case 'GET /payments/{paymentId}':
         return { path: { paymentId: this.pick(this.paymentIds, seed) }, credentials: apiKey };
       case 'GET /payments':

@@ -1,6 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { CARDS, DECLINES, card, createRequest, h2hCard, payer, waitForStatus } from './fixtures.js';
+import {
+  CARDS,
+  DECLINES,
+  PATHS,
+  card,
+  createRequest,
+  h2hCard,
+  payer,
+  waitForStatus,
+  type PathName,
+} from './fixtures.js';
 import { setMerchantStatus } from '../../src/modules/merchants/index.js';
 
 const gw = useGateway();
@@ -8,13 +18,6 @@ let m: TestMerchant;
 beforeAll(async () => {
   m = await gw.merchant();
 });
-
-const PATHS = {
-  h2h: (id: number) => `/payments/h2h/${id}`,
-  acme: (id: number) => `/payments/creditCard/acme/${id}`,
-  globex: (id: number) => `/payments/creditCard/globex/${id}`,
-} as const;
-type PathName = keyof typeof PATHS;
 
 async function pay(
   path: PathName,

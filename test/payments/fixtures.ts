@@ -38,6 +38,14 @@ export const DECLINES: Array<[string, string]> = [
   [CARDS.exceedsLimit, '61'],
 ];
 
+/** The card submission paths by name. */
+export const PATHS = {
+  h2h: (id: number) => `/payments/h2h/${id}`,
+  acme: (id: number) => `/payments/creditCard/acme/${id}`,
+  globex: (id: number) => `/payments/creditCard/globex/${id}`,
+} as const;
+export type PathName = keyof typeof PATHS;
+
 export const cvvFor = (number: string) => (number.startsWith('34') || number.startsWith('37') ? '1234' : '123');
 
 export function card(number: string) {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../src/lib/crypto.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { CARDS, card, createRequest, h2hCard, payer, waitForStatus } from './fixtures.js';
+import { CARDS, PATHS, card, createRequest, h2hCard, payer, waitForStatus, type PathName } from './fixtures.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -12,13 +12,6 @@ beforeAll(async () => {
 const SUCCESS_URL = 'https://shop.example/paid?order=42';
 const FAILURE_URL = 'https://shop.example/failed';
 const URLS = { successUrl: SUCCESS_URL, failureUrl: FAILURE_URL };
-
-const PATHS = {
-  h2h: (id: number) => `/payments/h2h/${id}`,
-  acme: (id: number) => `/payments/creditCard/acme/${id}`,
-  globex: (id: number) => `/payments/creditCard/globex/${id}`,
-} as const;
-type PathName = keyof typeof PATHS;
 
 /** Submits a card; answers the payment once it asks for the challenge (globex says so by callback). */
 async function challenged(path: PathName, number: string, extra: Record<string, unknown> = {}) {
@@ -44,6 +37,8 @@ async function answerChallenge(redirectUrl: string, decision: 'approve' | 'deny'
     redirect: 'manual',
   });
   expect(posted.status).toBe(303);
+  // The callback is settled by the job runner (off in tests); the landing page would refresh until then.
+  await gw.runJobs();
   const back = new URL(posted.headers.get('location')!);
   expect(back.pathname).toMatch(/^\/payments\/\d+\/return$/);
   // PUBLIC_URL is not set in tests, so the link names the default public address; follow it here.

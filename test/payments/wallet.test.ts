@@ -74,6 +74,8 @@ describe('wallet payments (decisions.md "Sandbox behaviour", wallet tokens)', ()
       body: new URLSearchParams({ decision: 'approve' }),
       redirect: 'manual',
     });
+    // The callback is settled by the job runner (off in tests); the landing page would refresh until then.
+    await gw.runJobs();
     const back = new URL(posted.headers.get('location')!);
     const landing = await fetch(`${gw.url}${back.pathname}${back.search}`, { redirect: 'manual' });
     expect(landing.status).toBe(303);

@@ -11,6 +11,8 @@ export function challengeReturnRoutes(app: App, ctx: AppContext): void {
     '/payments/:paymentId/return',
     {
       schema: {
+        // A browser landing reached only through the signed link the ACS was given, not an API call.
+        hide: true,
         summary: "Where the ACS sends the payer's browser after a 3-D Secure challenge",
         description:
           'Redirects (303) to the successUrl or failureUrl of the payment with paymentRequestId, paymentId and status in the query; shows a small result page when none was given or while the outcome is still being settled. The link is signed: the gateway hands it to the ACS.',
@@ -19,7 +21,7 @@ export function challengeReturnRoutes(app: App, ctx: AppContext): void {
         querystring: ReturnQuery,
         response: {
           200: Type.String({ description: 'Result page (text/html)' }),
-          303: Type.Null({ description: 'To successUrl or failureUrl' }),
+          303: Type.String({ description: 'To successUrl or failureUrl (text/html: a link there)' }),
         },
       },
       config: { auth: 'none' },
@@ -29,7 +31,15 @@ export function challengeReturnRoutes(app: App, ctx: AppContext): void {
         paymentId: request.params.paymentId,
         signature: request.query.signature,
       });
-      if (landing.kind === 'redirect') return reply.code(303).header('location', landing.location).send(null);
+      if (landing.kind === 'redirect') {
+        // A URL as URL serializes it has no quotes or angle brackets; & is the one character to escape.
+        const href = landing.location.replaceAll('&', '&amp;');
+        return reply
+          .code(303)
+          .header('location', landing.location)
+          .type('text/html; charset=utf-8')
+          .send(`<!doctype html><p><a href="${href}">Continue</a></p>`);
+      }
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(resultPage(landing));
     },
   );
