@@ -143,7 +143,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
-  app.addHook('onResponse', reportDeprecatedVersion(ctx));
+  // Before the handler, so the report is written by the time the answer leaves.
+  app.addHook('preHandler', reportDeprecatedVersion(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),

@@ -69,7 +69,7 @@ declare module 'fastify' {
   }
 }
 
-/** onResponse: a merchant's request with a deprecated X-API-Version is reported (once a day per merchant and mode). */
+/** preHandler: a merchant's request with a deprecated X-API-Version is reported (once a day per merchant and mode). */
 export function reportDeprecatedVersion(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
     const actor = request.actor;

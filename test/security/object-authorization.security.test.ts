@@ -116,6 +116,7 @@ describe('every list operation', () => {
     expect(lists.map((op) => op.path).sort()).toEqual([
       '/customers',
       '/events',
+      '/notices',
       '/payment-requests',
       '/payments',
       '/settings',
