@@ -177,7 +177,9 @@ describe('the hosted checkout embedded in the example shop', () => {
     await fillCard(frame, CARDS.insufficientFunds);
     await frame.getByRole('button', { name: /^Pay/ }).click();
     await frame
-      .getByText('Your card does not have enough funds for this payment. Nothing was charged. Try another card.')
+      .locator('#notice', {
+        hasText: 'Your card does not have enough funds for this payment. Nothing was charged. Try another card.',
+      })
       .waitFor();
     await page.screenshot({ path: `${SCREENSHOTS}/3-declined.png`, fullPage: true });
     expect((await waitForEvent(page, 'payment.failed')).status).toBe('failed');
@@ -271,7 +273,7 @@ describe('the hosted checkout embedded in the example shop', () => {
     };
     expect(await audit()).toEqual([]);
     await frame.getByRole('button', { name: /^Pay/ }).click();
-    await frame.getByText('Enter your card number.').waitFor();
+    await frame.locator('#f-number-error', { hasText: 'Enter your card number.' }).waitFor();
     expect(await audit()).toEqual([]);
     await axeContext.close();
   });
