@@ -52,6 +52,11 @@ export function card(number: string) {
   return { ...payer, number, expiration: '12/30', cvv: cvvFor(number) };
 }
 
+/** A wallet payment body (decisions.md "Sandbox behaviour": any token but wallet_decline / wallet_3ds approves). */
+export function walletPayment(token: string, walletType = 'googlepay', extra: Record<string, unknown> = {}) {
+  return { name: payer.name, email: payer.email, token, wallet: { walletType }, ...extra };
+}
+
 export function h2hCard(number: string, amount = 10.5, unit = 'EUR') {
   return { ...card(number), amount, unit };
 }

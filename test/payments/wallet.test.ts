@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { createRequest } from './fixtures.js';
+import { createRequest, walletPayment } from './fixtures.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -8,13 +8,7 @@ beforeAll(async () => {
   m = await gw.merchant();
 });
 
-const wallet = (token: string, walletType = 'googlepay', extra: Record<string, unknown> = {}) => ({
-  name: 'Jane Doe',
-  email: 'jane@example.com',
-  token,
-  wallet: { walletType },
-  ...extra,
-});
+const wallet = walletPayment;
 
 async function pay(body: Record<string, unknown>, headers?: Record<string, string>) {
   const id = await createRequest(gw, m);

@@ -1,6 +1,6 @@
 import { operationsOf, type Operation } from '../../proof/fuzz/contract.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { card } from '../payments/fixtures.js';
+import { card, walletPayment } from '../payments/fixtures.js';
 
 /** A card that pays in the sandbox. */
 export const CARD = card('4242424242424242');
@@ -28,6 +28,7 @@ export function validBodyOf(op: Operation): unknown {
   if (op.bodyTypes.length === 0) return undefined;
   if (op.path.startsWith('/payments/h2h/')) return { ...CARD, amount: 10.5, unit: 'EUR' };
   if (op.path.startsWith('/payments/creditCard/')) return CARD;
+  if (op.path.startsWith('/payments/wallet/')) return walletPayment('tok_security');
   if (op.path.endsWith('/refunds')) return { amount: 1 };
   if (op.id === 'PATCH /customers/{id}') return { name: 'Changed by someone else' };
   if (op.id === 'POST /customers') return { name: 'New', email: 'new@example.com' };
