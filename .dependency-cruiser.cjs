@@ -45,8 +45,8 @@ module.exports = {
     {
       name: 'only-entry-points-import-the-app',
       severity: 'error',
-      comment: 'app.ts and server.ts are wiring: only main.ts, cli.ts, tests and bench import them.',
-      from: { pathNot: ['^src/(main|cli|server)\\.ts$', '^test/', '^bench/'] },
+      comment: 'app.ts and server.ts are wiring: only main.ts, cluster.ts, cli.ts, tests and bench import them.',
+      from: { pathNot: ['^src/(main|cluster|cli|server)\\.ts$', '^test/', '^bench/'] },
       to: { path: '^src/(app|server)\\.ts$' },
     },
     {

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createSecureContext } from 'node:tls';
 
@@ -48,6 +49,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Where e-mail notices go; unset in development → a file outbox under the data directory. */
   smtpUrl: string | undefined;
+  /** WORKERS: processes serving the one port (Node's cluster module); more than one needs DATABASE_URL. */
+  workers: number;
 }
 
 export class ConfigError extends Error {
@@ -197,6 +200,12 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookTimeoutMs = integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 60_000);
   const smtpUrl = url('SMTP_URL', read('SMTP_URL'), ['smtp:', 'smtps:']);
 
+  const workersRaw = read('WORKERS');
+  const workers = workersRaw === 'auto' ? availableParallelism() : integer('WORKERS', 1, 1, 256);
+  // PGlite lives inside one process; workers share nothing but the store, so they need a server.
+  if (workers > 1 && !databaseUrl)
+    problems.push('WORKERS above 1 needs DATABASE_URL: the embedded store belongs to one process');
+
   if (production && seedRaw === 'true') problems.push('SEED_DEMO=true is not allowed when NODE_ENV=production');
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -228,5 +237,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateTargets: allowPrivateRaw === undefined ? !production : allowPrivateRaw === 'true',
     webhookTimeoutMs,
     smtpUrl,
+    workers,
   };
 }

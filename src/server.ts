@@ -8,8 +8,8 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { refuseLiveKeysOnDevelopmentStore } from './modules/api-keys/index.js';
 import { startHeartbeat, type Heartbeat } from './modules/instances/index.js';
 import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/index.js';
-import { openStorage, type Db } from './storage/db.js';
-import { cardKeyInStore, loadSecrets } from './storage/secrets.js';
+import { openStorage, type Db, type Storage } from './storage/db.js';
+import { cardKeyInStore, loadSecrets, type Secrets } from './storage/secrets.js';
 
 export interface Gateway {
   app: App;
@@ -29,12 +29,22 @@ export interface StartOptions {
   runJobs?: boolean;
   /** HTTP settings beyond the environment (tests: contract check, load limits, a front-end build). */
   http?: Pick<BuildAppOptions, 'frontEndsDir' | 'loadLimits' | 'onUndeclaredStatus'>;
+  /**
+   * Set in a cluster worker (src/cluster.ts): the primary has prepared the store (migrations, secrets,
+   * demo merchant) and runs the one built-in sandbox every worker uses, so its in-flight 3-D Secure
+   * and UPI pages are the same whichever worker a browser reaches.
+   */
+  worker?: { builtInSandboxUrl: string | undefined };
 }
 
-/** The one start-up function: config → storage → secrets → modules → routes → listen. */
-export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
-  const clock = options.clock ?? systemClock;
-  const logger = createLogger(config.logLevel, options.logDestination);
+export interface PreparedStore {
+  storage: Storage;
+  secrets: Secrets;
+  demo?: DemoCredentials;
+}
+
+/** Opens the store (migrating it) and readies what every instance needs from it: the caller closes it. */
+export async function prepareStore(config: Config, clock: Clock, seedDemo = config.seedDemo): Promise<PreparedStore> {
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch(
     (error: Error) => {
       // Name the setting to fix (never the URL itself: it may hold a password).
@@ -44,22 +54,28 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       );
     },
   );
-  let sandbox: Sandbox | undefined;
-  let heartbeat: Heartbeat | undefined;
   try {
     await refuseLiveKeysOnDevelopmentStore({ db: storage.db }, { cardKeyInStore: cardKeyInStore(config) });
     const secrets = await loadSecrets(storage.db, config);
-    const demo = config.seedDemo ? await seedDemoMerchant({ db: storage.db, clock }) : undefined;
+    const demo = seedDemo ? await seedDemoMerchant({ db: storage.db, clock }) : undefined;
+    return { storage, secrets, demo };
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+}
+
+/** The one start-up function: config → storage → secrets → modules → routes → listen. */
+export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
+  const clock = options.clock ?? systemClock;
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const { storage, secrets, demo } = await prepareStore(config, clock, config.seedDemo && !options.worker);
+  let sandbox: Sandbox | undefined;
+  let heartbeat: Heartbeat | undefined;
+  try {
     // The built-in sandbox network runs beside the gateway on loopback and is reached over HTTP,
     // exactly like an external processor; SANDBOX_URL points at one running elsewhere instead.
-    if (!config.sandboxUrl) {
-      sandbox = await startSandbox({
-        gatewayUrl: config.publicUrl,
-        callbackSecret: secrets.callbackSigningSecret,
-        latencyMs: config.sandboxLatencyMs,
-        upiCollectTtlSeconds: config.upiCollectTtlSeconds,
-      });
-    }
+    if (!config.sandboxUrl && !options.worker) sandbox = await startBuiltInSandbox(config, secrets);
     heartbeat = await startHeartbeat(storage.db, logger, { soleInstance: storage.kind === 'pglite' });
     const app = await buildApp({
       config,
@@ -67,7 +83,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       clock,
       secrets,
       logger,
-      sandboxUrl: config.sandboxUrl ?? sandbox!.url,
+      sandboxUrl: config.sandboxUrl ?? options.worker?.builtInSandboxUrl ?? sandbox!.url,
       instanceId: heartbeat.instanceId,
       ...options.http,
     });
@@ -80,10 +96,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `${config.tls ? 'https' : 'http'}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    // Callbacks go straight to this instance on loopback (PUBLIC_URL may name a proxy in front).
-    sandbox?.setGatewayUrl(url);
-    // The payer's browser reaches the built-in sandbox's pages through the gateway (http/sandbox-pages.ts).
-    sandbox?.setPublicUrl(config.publicUrlGiven ? config.publicUrl : url);
+    if (sandbox) pointSandboxAt(sandbox, config, url);
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -106,4 +119,21 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     await storage.close();
     throw error;
   }
+}
+
+/** Tells the built-in sandbox where the gateway it serves listens, once it does. */
+export function pointSandboxAt(sandbox: Sandbox, config: Config, gatewayUrl: string): void {
+  // Callbacks go straight to the gateway on loopback (PUBLIC_URL may name a proxy in front).
+  sandbox.setGatewayUrl(gatewayUrl);
+  // The payer's browser reaches the built-in sandbox's pages through the gateway (http/sandbox-pages.ts).
+  sandbox.setPublicUrl(config.publicUrlGiven ? config.publicUrl : gatewayUrl);
+}
+
+export function startBuiltInSandbox(config: Config, secrets: Secrets): Promise<Sandbox> {
+  return startSandbox({
+    gatewayUrl: config.publicUrl,
+    callbackSecret: secrets.callbackSigningSecret,
+    latencyMs: config.sandboxLatencyMs,
+    upiCollectTtlSeconds: config.upiCollectTtlSeconds,
+  });
 }

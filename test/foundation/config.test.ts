@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -152,6 +152,15 @@ describe('loadConfig', () => {
     expect(problems({ TLS_CERT_FILE: file, TLS_KEY_FILE: tls.keyFile })).toEqual([
       expect.stringContaining('TLS_CERT_FILE'),
     ]);
+  });
+
+  it('runs one process by default, WORKERS=auto one per core, and several only on a PostgreSQL server', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    const server = { DATABASE_URL: 'postgres://localhost/x' };
+    expect(loadConfig({ ...server, WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ ...server, WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    expect(problems({ WORKERS: '2' }).join()).toMatch(/WORKERS above 1 needs DATABASE_URL/);
+    expect(problems({ ...server, WORKERS: '0' }).join()).toMatch(/WORKERS must be an integer from 1 to 256/);
   });
 
   it('reports every bad value at once', () => {
