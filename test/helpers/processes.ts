@@ -26,6 +26,7 @@ const CONFIG_VARS = [
   'RATE_LIMIT_WINDOW_SECONDS',
   'REDIS_URL',
   'SEED_DEMO',
+  'WORKERS',
 ];
 
 export function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {
