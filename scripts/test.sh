@@ -3,11 +3,12 @@
 # PGlite and again on a real PostgreSQL server (a throwaway cluster this script installs and starts
 # when needed), both with a throwaway Redis (scripts/redis-server.sh) for the tests of counters
 # shared by instances. Both passes run on the machine's Node and again on Node 24 (the npm package
-# node-linux-<arch>@24, installed under .tmp/) unless the machine's Node already is 24.
+# node-linux-<arch>@24, installed under .tmp/) unless the machine's Node already is 24; the last
+# server pass goes through PgBouncer in transaction pooling mode (scripts/pgbouncer.sh).
 #
 # The throwaway servers this script starts are stopped when it ends, whether the tests passed,
 # failed or the run was interrupted; a server that was already running when it began is left alone.
-# PG_TEST_PORT and REDIS_TEST_PORT choose their ports (default 55432 and 56379).
+# PG_TEST_PORT, PGBOUNCER_TEST_PORT and REDIS_TEST_PORT choose their ports (default 55432, 56432, 56379).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -79,17 +80,22 @@ pg_url="$(scripts/pg-cluster.sh start)"
 # Tests of what only a PostgreSQL server can do (drop connections) use it on both passes.
 export TEST_POSTGRES_SERVER="$pg_url"
 
-# Both passes on the Node found first on PATH.
+# The second server pass reaches the same cluster through PgBouncer in transaction pooling mode, as
+# a large deployment would: no session state may be relied on between transactions.
+stop_at_end_unless_running scripts/pgbouncer.sh
+bouncer_url="$(scripts/pgbouncer.sh start)"
+
+# Both passes on the Node found first on PATH; $1 names the server pass's way to PostgreSQL.
 both_passes() {
   echo "== integration tests on embedded PostgreSQL (PGlite), Node $(node -v)"
   run node_modules/.bin/vitest run
-  echo "== integration tests on a PostgreSQL server, Node $(node -v)"
-  run env TEST_DATABASE_URL="$pg_url" node_modules/.bin/vitest run
+  echo "== integration tests on a PostgreSQL server$2, Node $(node -v)"
+  run env TEST_DATABASE_URL="$1" node_modules/.bin/vitest run
 }
 
-both_passes
 if [[ "$(node -v)" != v24.* ]]; then
+  both_passes "$pg_url" ""
   echo "== Node 24"
   PATH="$(scripts/node24.sh):$PATH"
-  both_passes
 fi
+both_passes "$bouncer_url" " through PgBouncer (transaction pooling)"
