@@ -1,13 +1,15 @@
 import { inTransaction, type App, type AppContext } from '../../context.js';
 import { merchantScopeOf } from '../../http/credentials.js';
+import { CSV_CONTENT_TYPE, CSV_DESCRIPTION, csvDisposition, CsvResponse } from '../../lib/csv.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';
 import { getPaymentRequest } from './get-payment-request.js';
 import { getPaymentRequestStatus } from './get-payment-request-status.js';
-import { listPaymentRequestPage } from './list-payment-requests.js';
+import { exportPaymentRequests, listPaymentRequestPage } from './list-payment-requests.js';
 import { presentPaymentRequest } from './present.js';
 import {
   CreatePaymentRequestBody,
+  ExportPaymentRequestsQuery,
   ListPaymentRequestsQuery,
   PaymentRequestIdParams,
   PaymentRequestPage,
@@ -52,6 +54,27 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const page = await listPaymentRequestPage(ctx, { scope: merchantScopeOf(request), query: request.query });
       return { ...page, data: page.data.map(present) };
+    },
+  );
+
+  app.get(
+    '/payment-requests/export',
+    {
+      schema: {
+        summary: 'Export the filtered list of payment requests as CSV, newest first',
+        description: CSV_DESCRIPTION,
+        tags,
+        querystring: ExportPaymentRequestsQuery,
+        response: { 200: CsvResponse },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request, reply) => {
+      const csv = exportPaymentRequests(ctx, { scope: merchantScopeOf(request), query: request.query });
+      return reply
+        .type(CSV_CONTENT_TYPE)
+        .header('content-disposition', csvDisposition('payment-requests', ctx.clock.now()))
+        .send(csv);
     },
   );
 

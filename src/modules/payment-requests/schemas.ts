@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PaymentFailure } from '../payment-failures.js';
+import { AmountRangeQuery } from '../../lib/amount-range.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
 import { Id, nullable } from '../../lib/schema.js';
 
@@ -73,15 +74,21 @@ export type PaymentRequestRecord = Static<typeof PaymentRequestRecord>;
 
 export const PaymentRequestIdParams = Type.Object({ id: Id('Payment request id') });
 
-export const ListPaymentRequestsQuery = Type.Object({
-  ...PageQuery,
+/** The filters of the list and of its CSV export. */
+const PaymentRequestFilters = {
   status: Type.Optional(PaymentRequestStatus),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Exact reference' })),
   customerId: Type.Optional(Id('Customer id')),
   createdFrom: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (inclusive)' })),
   createdTo: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or before (inclusive)' })),
-});
+  ...AmountRangeQuery,
+};
+
+export const ListPaymentRequestsQuery = Type.Object({ ...PageQuery, ...PaymentRequestFilters });
 export type ListPaymentRequestsQuery = Static<typeof ListPaymentRequestsQuery>;
+
+export const ExportPaymentRequestsQuery = Type.Object(PaymentRequestFilters);
+export type ExportPaymentRequestsQuery = Static<typeof ExportPaymentRequestsQuery>;
 
 export const PaymentRequestPage = Page(PaymentRequestRecord);
 

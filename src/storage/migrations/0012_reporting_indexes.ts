@@ -1,0 +1,20 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * Indexes for the merchant's reporting reads (lists, CSV export, timeline, dashboard, received
+ * callbacks). Only indexes: the dashboard aggregates at query time (docs/decisions.md "Reporting").
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  // Every payment of one merchant and mode, newest first (the payments list without a request id).
+  await sql`create index payments_list on payments (merchant_id, livemode, id desc)`.execute(db);
+  // The dashboard and date-range lists: covering, so a day's aggregates read the index alone.
+  await sql`create index payments_report on payments (merchant_id, livemode, created_at)
+    include (status, currency, amount, amount_captured, amount_refunded, decline_code)`.execute(db);
+  await sql`create index payment_requests_created on payment_requests (merchant_id, livemode, created_at)`.execute(db);
+  // A received provider callback names the processor's transaction: which merchant's payment it is.
+  await sql`create index payments_processor_payment on payments (processor_payment_id) where processor_payment_id is not null`.execute(
+    db,
+  );
+  // A payment request's timeline: the events of its payments and refunds (outbox object ids).
+  await sql`create index outbox_object on outbox_events (merchant_id, livemode, object_id)`.execute(db);
+}
