@@ -138,3 +138,28 @@ export async function setRefunded(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** Payments and refunds are read here, never written: the payment attempts of a request and their refunds. */
+export async function findAttemptsAndRefunds(db: Db, scope: MerchantScope, paymentRequestId: number) {
+  const payments = await db
+    .selectFrom('payments')
+    .select(['id', 'processor_payment_id'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where('payment_request_id', '=', paymentRequestId)
+    .execute();
+  const refunds =
+    payments.length === 0
+      ? []
+      : await db
+          .selectFrom('refunds')
+          .select('id')
+          .where('merchant_id', '=', scope.merchantId)
+          .where(
+            'payment_id',
+            'in',
+            payments.map((p) => p.id),
+          )
+          .execute();
+  return { payments, refunds };
+}

@@ -5,6 +5,7 @@ import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';
 import { getPaymentRequest } from './get-payment-request.js';
 import { getPaymentRequestStatus } from './get-payment-request-status.js';
+import { getTimeline } from './get-timeline.js';
 import { exportPaymentRequests, listPaymentRequestPage } from './list-payment-requests.js';
 import { presentPaymentRequest } from './present.js';
 import {
@@ -15,6 +16,7 @@ import {
   PaymentRequestPage,
   PaymentRequestRecord,
   PaymentRequestStatusRecord,
+  Timeline,
 } from './schemas.js';
 
 const tags = ['Payment requests'];
@@ -95,6 +97,20 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
         reply.header('X-Merchant-Name', encodeURIComponent(request.actor.merchantName));
       return present(await getPaymentRequest(ctx, { scope: merchantScopeOf(request), id: request.params.id }));
     },
+  );
+
+  app.get(
+    '/payment-requests/:id/timeline',
+    {
+      schema: {
+        summary: 'Timeline of a payment request: state changes, provider callbacks, notification attempts',
+        tags,
+        params: PaymentRequestIdParams,
+        response: { 200: Timeline },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request) => getTimeline(ctx, { scope: merchantScopeOf(request), id: request.params.id }),
   );
 
   app.get(

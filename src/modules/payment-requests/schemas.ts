@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ReceivedCallback } from '../callbacks/index.js';
 import { PaymentFailure } from '../payment-failures.js';
 import { AmountRangeQuery } from '../../lib/amount-range.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
@@ -107,4 +108,39 @@ export const PaymentRequestStatusRecord = Type.Object({
   unit: Type.String({ description: 'Currency code' }),
   referenceId: Type.String({ description: 'Your reference' }),
   lastPayment: nullable(LastPayment),
+});
+
+const at = Type.String({ format: 'date-time' });
+
+/** One entry of a payment request's timeline; `kind` says which. */
+export const TimelineEntry = Type.Union([
+  Type.Object({
+    kind: Type.Literal('created'),
+    at,
+    amount: Type.Number({ description: 'Major units' }),
+    currency: Type.String(),
+  }),
+  Type.Object({
+    kind: Type.Literal('event'),
+    at,
+    eventId: Type.String({ description: 'GET /events/{eventId}' }),
+    type: Type.String({ description: 'The state change it announced (payment.succeeded, refund.succeeded…)' }),
+  }),
+  Type.Object({ kind: Type.Literal('callback'), at, callback: ReceivedCallback }),
+  Type.Object({
+    kind: Type.Literal('notification_attempt'),
+    at,
+    eventId: Type.String(),
+    url: Type.String(),
+    statusCode: nullable(Type.Integer()),
+    durationMs: Type.Integer(),
+    error: nullable(Type.Object({ error: Type.String(), code: Type.String(), message: Type.String() })),
+  }),
+]);
+export type TimelineEntry = Static<typeof TimelineEntry>;
+
+export const Timeline = Type.Object({
+  paymentRequestId: Type.Integer(),
+  status: PaymentRequestStatus,
+  entries: Type.Array(TimelineEntry, { description: 'Oldest first' }),
 });

@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * Indexes for the merchant's reporting reads (lists, CSV export, timeline, dashboard, received
- * callbacks). Only indexes: the dashboard aggregates at query time (docs/decisions.md "Reporting").
+ * callbacks); the dashboard aggregates at query time (docs/decisions.md "Reporting"). And the
+ * merchant a test callback was sent for, when the caller named itself with its API key.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   // Every payment of one merchant and mode, newest first (the payments list without a request id).
@@ -17,4 +18,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   );
   // A payment request's timeline: the events of its payments and refunds (outbox object ids).
   await sql`create index outbox_object on outbox_events (merchant_id, livemode, object_id)`.execute(db);
+  await db.schema.alterTable('callback_events').addColumn('merchant_id', 'bigint').execute();
+  await db.schema.alterTable('callback_events').addColumn('livemode', 'boolean').execute();
+  await sql`create index callback_events_merchant on callback_events (merchant_id, livemode, id) where merchant_id is not null`.execute(
+    db,
+  );
 }
