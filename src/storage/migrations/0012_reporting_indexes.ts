@@ -10,7 +10,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index payments_list on payments (merchant_id, livemode, id desc)`.execute(db);
   // The dashboard and date-range lists: covering, so a day's aggregates read the index alone.
   await sql`create index payments_report on payments (merchant_id, livemode, created_at)
-    include (status, currency, amount, amount_captured, amount_refunded, decline_code)`.execute(db);
+    include (status, currency, amount, decline_code, decline_reason)`.execute(db);
   await sql`create index payment_requests_created on payment_requests (merchant_id, livemode, created_at)`.execute(db);
   // A received provider callback names the processor's transaction: which merchant's payment it is.
   await sql`create index payments_processor_payment on payments (processor_payment_id) where processor_payment_id is not null`.execute(
