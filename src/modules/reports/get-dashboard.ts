@@ -2,11 +2,13 @@ import type { DbContext } from '../../context.js';
 import { invalidFormat } from '../../errors.js';
 import { decimalString } from '../../lib/money.js';
 import type { MerchantScope } from '../../lib/scope.js';
-import { dailyTotals, topDeclineCodes } from './repository.js';
+import { dailyTotals } from './repository.js';
 import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS, type Dashboard, type DashboardQuery } from './schemas.js';
 
 const DAY_MS = 86_400_000;
 const TOP_DECLINES = 5;
+/** Approved by the issuer: authorized (capture pending) or captured. */
+const APPROVED = new Set<string>(['authorized', 'succeeded']);
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /** The UTC days asked for: `to` defaults to today, `from` to 29 days before `to`; at most a year and a day. */
@@ -22,42 +24,61 @@ function rangeOf(query: DashboardQuery, now: Date): { from: Date; until: Date } 
   return { from, until: new Date(to.getTime() + DAY_MS) };
 }
 
+type Day = Dashboard['days'][number];
+
 /** Volume and count per day, approval rate and top decline reasons of one merchant's payments in the key's mode. */
 export async function getDashboard(
   ctx: DbContext,
   input: { scope: MerchantScope; query: DashboardQuery },
 ): Promise<Dashboard> {
   const { from, until } = rangeOf(input.query, ctx.clock.now());
-  const [days, declines] = await Promise.all([
-    dailyTotals(ctx.db, input.scope, from, until),
-    topDeclineCodes(ctx.db, input.scope, from, until, TOP_DECLINES),
-  ]);
-  let approved = 0;
-  let declined = 0;
-  const perDay = days.map((row) => {
-    approved += Number(row.approved);
-    declined += Number(row.declined);
-    const volume = decimalString(Number(row.volume), row.currency);
-    return {
+  const rows = await dailyTotals(ctx.db, input.scope, from, until);
+  // One row per day, currency, status and decline code: folded into days and decline codes.
+  const days = new Map<string, Day>();
+  const declines = new Map<string, { declineCode: string; declineReason: string | null; count: number }>();
+  for (const row of rows) {
+    const key = `${row.day} ${row.currency}`;
+    const day = days.get(key) ?? {
       day: row.day,
       currency: row.currency,
-      count: Number(row.count),
-      approved: Number(row.approved),
-      declined: Number(row.declined),
-      volume: Number(volume),
-      volumeMinor: Number(row.volume),
+      count: 0,
+      approved: 0,
+      declined: 0,
+      volume: 0,
+      volumeMinor: 0,
     };
-  });
+    const count = Number(row.count);
+    day.count += count;
+    if (APPROVED.has(row.status)) {
+      day.approved += count;
+      day.volumeMinor += Number(row.amount);
+    }
+    if (row.status === 'failed') day.declined += count;
+    days.set(key, day);
+    if (row.status === 'failed' && row.decline_code !== null) {
+      const code = declines.get(row.decline_code) ?? {
+        declineCode: row.decline_code,
+        declineReason: row.decline_reason,
+        count: 0,
+      };
+      code.count += count;
+      declines.set(row.decline_code, code);
+    }
+  }
+  const perDay = [...days.values()].map((day) => ({
+    ...day,
+    volume: Number(decimalString(day.volumeMinor, day.currency)),
+  }));
+  const approved = perDay.reduce((sum, day) => sum + day.approved, 0);
+  const declined = perDay.reduce((sum, day) => sum + day.declined, 0);
   return {
     from: isoDay(from),
     to: isoDay(new Date(until.getTime() - DAY_MS)),
     livemode: input.scope.livemode,
     days: perDay,
     approval: { approved, declined, rate: approved + declined === 0 ? null : approved / (approved + declined) },
-    topDeclineReasons: declines.map((row) => ({
-      declineCode: row.decline_code,
-      declineReason: row.decline_reason,
-      count: Number(row.count),
-    })),
+    topDeclineReasons: [...declines.values()]
+      .sort((a, b) => b.count - a.count || a.declineCode.localeCompare(b.declineCode))
+      .slice(0, TOP_DECLINES),
   };
 }
