@@ -34,6 +34,7 @@ import * as customers from './modules/customers/index.js';
 import * as notifications from './modules/notifications/index.js';
 import * as paymentRequests from './modules/payment-requests/index.js';
 import * as payments from './modules/payments/index.js';
+import * as reports from './modules/reports/index.js';
 import * as system from './modules/system/index.js';
 import { createProcessorRegistry } from './processors/registry.js';
 import type { Storage } from './storage/db.js';
@@ -160,6 +161,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   payments.routes(app, ctx);
   if (!config.sandboxUrl) await sandboxPages(app, options.sandboxUrl);
   notifications.routes(app, ctx);
+  reports.routes(app, ctx);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,

@@ -132,11 +132,22 @@ export class World {
             expiresAt: null,
           }),
         };
-      case 'GET /payment-requests':
       case 'GET /customers':
       case 'GET /events':
       case 'GET /notices':
+      case 'GET /callback-events':
         return { path: {}, credentials: apiKey, query: { cursor: undefined } };
+      // An amount bound needs a real currency and no more decimals than it has.
+      case 'GET /payment-requests':
+      case 'GET /payment-requests/export':
+      case 'GET /payments/export':
+        return { path: {}, credentials: apiKey, query: { cursor: undefined, ...AMOUNTS } };
+      case 'GET /reports/dashboard':
+        return { path: {}, credentials: apiKey, query: { from: '2026-02-01', to: '2026-03-01' } };
+      case 'GET /payment-requests/{id}/timeline':
+        return { path: { id: this.pick(this.requestIds, seed) }, credentials: apiKey };
+      case 'GET /customers/{id}/summary':
+        return { path: { id: this.pick(this.customerIds, seed) }, credentials: apiKey };
       case 'GET /payment-requests/{id}':
       case 'GET /payment-requests/status/{id}':
         return { path: { id: this.pick(this.requestIds, seed) }, credentials: apiKey };
@@ -172,7 +183,11 @@ export class World {
       case 'GET /payments/{paymentId}':
         return { path: { paymentId: this.pick(this.paymentIds, seed) }, credentials: apiKey };
       case 'GET /payments':
-        return { path: {}, credentials: apiKey, query: { paymentRequestId: this.pick(this.requestIds, seed) } };
+        return {
+          path: {},
+          credentials: apiKey,
+          query: { paymentRequestId: this.pick(this.requestIds, seed), cursor: undefined, ...AMOUNTS },
+        };
       case 'POST /payments/{paymentId}/capture':
       case 'POST /payments/{paymentId}/cancel':
         return { path: { paymentId: await this.payment(1) }, credentials: apiKey };
@@ -215,5 +230,7 @@ export const PAYER = {
 };
 /** Only the members whose validity the schema cannot express (a real country); the rest stays generated. */
 const PAYER_FIXED = { country: 'DE' };
+/** The reporting lists' money filters: valid together only (a currency, amounts with its decimals). */
+const AMOUNTS = { currency: 'EUR', amountFrom: 1, amountTo: 1000 };
 /** URL members are validated as URLs beyond their schema (a length): generated text is not a URL. */
 const URLS = { notifyUrl: null, successUrl: null, failureUrl: null, originDomain: null };

@@ -63,13 +63,18 @@ export function toMinor(amount: number, currency: string): number | undefined {
 
 /** Integer minor units → major units as a JSON number: 1999 EUR → 19.99, 1005 KWD → 1.005. */
 export function fromMinor(minor: number, currency: string): number {
+  // The shortest decimal string parses to the double nearest to it: "19.99" → 19.99.
+  return Number(decimalString(minor, currency));
+}
+
+/** Integer minor units → the exact decimal with every digit of the minor unit: 1050 EUR → "10.50", 7 JPY → "7". */
+export function decimalString(minor: number, currency: string): string {
   if (!Number.isSafeInteger(minor)) throw new Error(`minor amount ${minor} is not a safe integer`);
   const digits = minorUnit(currency);
-  if (digits === 0) return minor;
+  if (digits === 0) return String(minor);
   const sign = minor < 0 ? '-' : '';
   const padded = String(Math.abs(minor)).padStart(digits + 1, '0');
-  // The shortest decimal string parses to the double nearest to it: "19.99" → 19.99.
-  return Number(`${sign}${padded.slice(0, -digits)}.${padded.slice(-digits)}`);
+  return `${sign}${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
 }
 
 /**

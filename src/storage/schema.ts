@@ -124,6 +124,9 @@ export interface CallbackEventsTable {
   processed_at: Timestamp | null;
   /** Why processing did not (or not yet) take effect: a handler error, an unknown status, no handler. */
   processing_error: string | null;
+  /** Test callbacks only: the merchant and mode whose API key the caller sent (provider callbacks name a transaction). */
+  merchant_id: ColumnType<number | null, number | null | undefined, never>;
+  livemode: ColumnType<boolean | null, boolean | null | undefined, never>;
 }
 
 export interface CheckoutSessionsTable {

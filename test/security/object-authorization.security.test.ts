@@ -35,6 +35,8 @@ async function make(key: string, withPayment: boolean): Promise<Objects> {
     expect(pay.body.status, pay.text).toBe('authorized');
     payment = pay.body.paymentId;
   }
+  // A test callback sent with the key: it is this merchant's and mode's received callback.
+  await gw.call('POST', '/callbacks/test/json', { apiKey: key, body: { eventId: 'owned-callback' } });
   // The newest event of this merchant and mode (the payment's, when there is one; else none).
   const events = await gw.call('GET', '/events?limit=1', { apiKey: key });
   const event = Number(events.body.data[0]?.id.slice('evt_'.length) ?? 0);
@@ -114,11 +116,15 @@ describe('every list operation', () => {
   it('never shows another merchant’s or another mode’s objects', async () => {
     const lists = ops.filter((op) => keyed(op) && op.method === 'GET' && !objectKindOf(op) && op.path !== '/ping');
     expect(lists.map((op) => op.path).sort()).toEqual([
+      '/callback-events',
       '/customers',
       '/events',
       '/notices',
       '/payment-requests',
+      '/payment-requests/export',
       '/payments',
+      '/payments/export',
+      '/reports/dashboard',
       '/settings',
     ]);
     const ids = (body: any) => JSON.stringify(body);
@@ -132,6 +138,15 @@ describe('every list operation', () => {
     }
     const mine = await gw.call('GET', '/customers', { apiKey: a.apiKey });
     expect(ids(mine.body)).toContain('owned');
+    for (const path of ['/payment-requests/export', '/callback-events'])
+      expect((await gw.call('GET', path, { apiKey: a.apiKey })).text).toContain('owned');
+  });
+
+  it('the dashboard counts only the caller’s own payments of its mode', async () => {
+    const dashboard = async (apiKey: string) =>
+      (await gw.call('GET', '/reports/dashboard', { apiKey })).body.days.map((d: any) => d.count);
+    expect(await dashboard(a.apiKey)).toEqual([1]);
+    for (const apiKey of [a.liveKey!, b.apiKey, b.liveKey!]) expect(await dashboard(apiKey)).toEqual([]);
   });
 });
 

@@ -2,3 +2,5 @@
 export { callbackRoutes as routes } from './routes.js';
 export { callbackJobs as jobs } from './process-callback-event.js';
 export { CallbackHandlers, type CallbackEvent, type CallbackHandler, type CallbackHandlerMap } from './dispatch.js';
+export { callbacksOfTransactions } from './callbacks-of-transactions.js';
+export { ReceivedCallback } from './schemas.js';

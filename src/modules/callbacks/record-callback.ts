@@ -1,6 +1,7 @@
 import { dedupeKey } from '../../jobs/catalog.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import type { DbContext } from '../../context.js';
+import type { MerchantScope } from '../../lib/scope.js';
 import type { CallbackEventSource } from '../../storage/schema.js';
 import { insertCallbackEvent } from './repository.js';
 import type { ProviderCallback, ProviderSource } from './schemas.js';
@@ -55,6 +56,8 @@ export async function recordTestCallback(
     payload: { json: string } | { fields: unknown };
     rawBody: string;
     signatureValid: boolean | null;
+    /** The merchant whose API key came with the call, so its developers area lists it. */
+    sentFor: MerchantScope | undefined;
   },
 ): Promise<number> {
   const now = ctx.clock.now();
@@ -68,6 +71,8 @@ export async function recordTestCallback(
     signature_valid: input.signatureValid,
     received_at: now,
     processed_at: now,
+    merchant_id: input.sentFor?.merchantId ?? null,
+    livemode: input.sentFor?.livemode ?? null,
   });
   return id!;
 }

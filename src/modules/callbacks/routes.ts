@@ -1,10 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import { inTransaction, type App, type AppContext } from '../../context.js';
+import { merchantScopeOf } from '../../http/credentials.js';
 import { registerJsonParsers } from '../../http/json-body.js';
+import { listReceivedCallbacks } from './list-received.js';
 import { recordProviderCallback } from './record-callback.js';
 import {
   isKnownStatus,
   ProviderCallbackBody,
+  ReceivedCallbackPage,
+  ReceivedCallbacksQuery,
   ReceivedResponse,
   ThreeDsCallbackBody,
   type ProviderCallback,
@@ -30,6 +34,22 @@ const DESCRIPTION =
 export function callbackRoutes(app: App, ctx: AppContext): void {
   app.register(async (scope) => providerReceivers(scope as App, ctx));
   testCallbackRoutes(app, ctx);
+  app.get(
+    '/callback-events',
+    {
+      schema: {
+        summary: 'Received callbacks: provider callbacks about your payments and test calls sent with your key',
+        description:
+          'Newest first, with the signature verdict. Provider callbacks are yours when they name one of your payments in ' +
+          "this key's mode; test calls when they were sent with your X-API-Key.",
+        tags: ['Callbacks'],
+        querystring: ReceivedCallbacksQuery,
+        response: { 200: ReceivedCallbackPage },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request) => listReceivedCallbacks(ctx, { scope: merchantScopeOf(request), query: request.query }),
+  );
 }
 
 async function providerReceivers(scope: App, ctx: AppContext): Promise<void> {

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { CallbackEventSource } from '../../storage/schema.js';
+import { Page, PageQuery } from '../../lib/pagination.js';
+import { nullable } from '../../lib/schema.js';
 
 /** Path segments of the provider receivers; each is the `source` of the events it records. */
 export const PROVIDER_SOURCES = [
@@ -97,3 +99,34 @@ export const TestReceivedResponse = Type.Object({
     Type.Boolean({ description: 'Present when X-Webhook-Signature was sent: whether it verified' }),
   ),
 });
+
+/** A received callback as the merchant's developers area shows it. */
+export const ReceivedCallback = Type.Object({
+  callbackId: Type.Integer(),
+  source: Type.String({ description: 'svc, svc-gateway, svcwh, 3ds, or test/json, test/form, test/text' }),
+  eventId: nullable(Type.String()),
+  transactionId: nullable(Type.String({ description: "The processor's payment id it names" })),
+  status: nullable(Type.String()),
+  signatureValid: nullable(
+    Type.Boolean({ description: 'Whether the signature verified; null: a test call sent none (providers must sign)' }),
+  ),
+  receivedAt: Type.String({ format: 'date-time' }),
+  processedAt: nullable(Type.String({ format: 'date-time' })),
+  processingError: nullable(Type.String({ description: 'Why it had no effect (yet), when it did not' })),
+  payload: Type.Unknown({ description: 'The body as received (test/form and test/text: its fields)' }),
+});
+export type ReceivedCallback = Static<typeof ReceivedCallback>;
+
+export const ReceivedCallbacksQuery = Type.Object({
+  ...PageQuery,
+  source: Type.Optional(
+    Type.Union(
+      (['svc', 'svc-gateway', 'svcwh', '3ds', 'test/json', 'test/form', 'test/text'] as const).map((s) =>
+        Type.Literal(s),
+      ),
+    ),
+  ),
+});
+export type ReceivedCallbacksQuery = Static<typeof ReceivedCallbacksQuery>;
+
+export const ReceivedCallbackPage = Page(ReceivedCallback);

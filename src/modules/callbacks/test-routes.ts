@@ -1,13 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../../context.js';
+import type { MerchantScope } from '../../lib/scope.js';
+import { verifyApiKey } from '../api-keys/index.js';
 import { recordTestCallback } from './record-callback.js';
 import { TestReceivedResponse } from './schemas.js';
 import { checkSignature, SIGNATURE_HEADER } from './signature.js';
 
 const TAGS = ['Callbacks'];
 const SIGNATURE_NOTE =
-  'No signature is required. When X-Webhook-Signature is sent, the answer says whether it verified (signatureValid).';
+  'No signature is required. When X-Webhook-Signature is sent, the answer says whether it verified (signatureValid). ' +
+  'With your X-API-Key (optional) the call is listed in your received callbacks (GET /callback-events).';
 
 /**
  * Test endpoints: for providers and merchants to check connectivity and their signing code.
@@ -107,9 +110,21 @@ async function record(
   const eventId = eventIdOf(source === 'test/text' ? (payload as { query: unknown }).query : payload);
   // test/json keeps the text it received (an empty body is JSON null); the others their flat fields.
   const stored = source === 'test/json' ? { json: rawBody.trim() === '' ? 'null' : rawBody } : { fields: payload };
-  const id = await recordTestCallback(ctx, { source, eventId, payload: stored, rawBody, signatureValid });
+  const sentFor = await sender(ctx, request);
+  const id = await recordTestCallback(ctx, { source, eventId, payload: stored, rawBody, signatureValid, sentFor });
   request.log.info({ callback: { source, eventId, signatureValid, callbackEventId: id } }, 'callback received');
   return { received: true as const, eventId, ...(signatureValid === null ? {} : { signatureValid }) };
+}
+
+/**
+ * The merchant and mode of the X-API-Key the caller may send along (no credential is required here):
+ * the call then shows in that merchant's received callbacks. A key that does not verify is ignored.
+ */
+async function sender(ctx: AppContext, request: FastifyRequest): Promise<MerchantScope | undefined> {
+  const key = request.headers['x-api-key'];
+  if (typeof key !== 'string') return undefined;
+  const found = await verifyApiKey(ctx, { key });
+  return found && { merchantId: found.merchantId, livemode: found.mode === 'live' };
 }
 
 function eventIdOf(payload: unknown): string | null {

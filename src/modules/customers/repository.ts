@@ -152,3 +152,30 @@ export async function findCustomers(db: Db, scope: CustomerScope, filter: Custom
   const rows = await query.orderBy('c.id', 'desc').limit(filter.limit).execute();
   return rows.map(toCustomer);
 }
+
+/**
+ * A customer's payment requests counted and summed per currency and status (payment requests are
+ * read here, never written). An open request past its expiresAt counts as expired, as the API shows it.
+ */
+export async function customerRequestTotals(db: Db, scope: CustomerScope, customerId: number, now: Date) {
+  const status = sql<string>`case when status = 'open' and expires_at <= ${now} then 'expired' else status end`;
+  return (
+    db
+      .selectFrom('payment_requests')
+      .select([
+        'currency',
+        status.as('status'),
+        sql<string>`count(*)`.as('count'),
+        sql<string>`sum(amount)`.as('amount'),
+        sql<string>`sum(amount_paid)`.as('paid'),
+        sql<string>`sum(amount_refunded)`.as('refunded'),
+      ])
+      .where('merchant_id', '=', scope.merchantId)
+      .where('livemode', '=', scope.livemode)
+      .where('customer_id', '=', customerId)
+      // By position: the status expression carries a parameter, and a repeated one would be another parameter.
+      .groupBy(sql`1, 2`)
+      .orderBy('currency')
+      .execute()
+  );
+}

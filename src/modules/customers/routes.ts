@@ -10,9 +10,11 @@ import {
   Customer,
   CustomerList,
   CustomerParams,
+  CustomerSummary,
   ListCustomersQuery,
   UpdateCustomerBody,
 } from './schemas.js';
+import { summarizeCustomer } from './summarize-customer.js';
 import { updateCustomer } from './update-customer.js';
 
 const tags = ['Customers'];
@@ -59,6 +61,20 @@ export function customerRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'api_key' },
     },
     async (request) => getCustomer(ctx, { scope: callerScope(request), id: request.params.id }),
+  );
+
+  app.get(
+    '/customers/:id/summary',
+    {
+      schema: {
+        summary: 'A customer with their payment requests counted and summed per currency',
+        tags,
+        params: CustomerParams,
+        response: { 200: CustomerSummary },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request) => summarizeCustomer(ctx, { scope: callerScope(request), id: request.params.id }),
   );
 
   app.patch(

@@ -87,3 +87,27 @@ export type Customer = Static<typeof Customer>;
 
 export const CustomerList = Page(Customer);
 export type CustomerList = Static<typeof CustomerList>;
+
+const money = (description: string) => Type.Number({ description: `${description}, in major units of the currency` });
+
+export const CustomerSummary = Type.Object({
+  customer: Customer,
+  totals: Type.Array(
+    Type.Object({
+      currency: Type.String(),
+      count: Type.Integer({ description: 'Payment requests in this currency' }),
+      countByStatus: Type.Record(Type.String(), Type.Integer(), {
+        description: 'The same requests by status (as the API shows it: an open request past expiresAt is expired)',
+      }),
+      amount: money('Sum of the requested amounts'),
+      amountPaid: money('Sum paid'),
+      amountRefunded: money('Sum refunded'),
+      net: money('Paid minus refunded'),
+    }),
+    { description: 'One entry per currency of the customer’s payment requests, by currency code' },
+  ),
+  paymentRequests: Type.String({
+    description: 'The path listing them, newest first and filterable: GET /payment-requests?customerId={id}',
+  }),
+});
+export type CustomerSummary = Static<typeof CustomerSummary>;

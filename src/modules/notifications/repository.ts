@@ -367,3 +367,41 @@ export function findNotices(db: Db, merchantId: number, filter: { beforeId?: num
   if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
   return query.orderBy('id', 'desc').limit(filter.limit).execute();
 }
+
+// ---- history of one payment request (its timeline)
+
+export interface EventObjects {
+  paymentRequestId: number;
+  paymentIds: number[];
+  refundIds: number[];
+}
+
+/** The events announcing changes of a payment request, its payments and their refunds, oldest first. */
+export function findEventsOfObjects(db: Db, scope: MerchantScope, objects: EventObjects) {
+  return db
+    .selectFrom('outbox_events')
+    .select(['id', 'type', 'created_at'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where((eb) => {
+      const of = (prefix: string, ids: number[]) =>
+        ids.length === 0 ? eb.val(false) : eb.and([eb('type', 'like', `${prefix}.%`), eb('object_id', 'in', ids)]);
+      return eb.or([
+        of('payment_request', [objects.paymentRequestId]),
+        of('payment', objects.paymentIds),
+        of('refund', objects.refundIds),
+      ]);
+    })
+    .orderBy('id')
+    .execute();
+}
+
+export function findAttemptsOfEvents(db: Db, eventIds: number[]) {
+  if (eventIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('webhook_attempts')
+    .select(['event_id', 'at', 'url', 'status_code', 'duration_ms', 'error'])
+    .where('event_id', 'in', eventIds)
+    .orderBy('id')
+    .execute();
+}

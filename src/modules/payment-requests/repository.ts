@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import type { AmountRange } from '../../lib/amount-range.js';
 import type { MerchantScope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
 import { requestSourcesFor } from '../state-machine.js';
@@ -21,7 +22,7 @@ export async function findPaymentRequest(db: Db, scope: MerchantScope, id: numbe
     .executeTakeFirst();
 }
 
-export interface PaymentRequestFilter {
+export interface PaymentRequestFilter extends AmountRange {
   /** Rows with a smaller id than this (the cursor position). */
   beforeId?: number;
   status?: PaymentRequestStatus;
@@ -50,6 +51,9 @@ export async function listPaymentRequests(
   if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
   if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
   if (filter.createdTo !== undefined) query = query.where('created_at', '<=', filter.createdTo);
+  if (filter.currency !== undefined) query = query.where('currency', '=', filter.currency);
+  if (filter.minAmount !== undefined) query = query.where('amount', '>=', filter.minAmount);
+  if (filter.maxAmount !== undefined) query = query.where('amount', '<=', filter.maxAmount);
   return query.orderBy('id', 'desc').limit(limit).execute();
 }
 
@@ -133,4 +137,29 @@ export async function setRefunded(
     .where('status', 'in', requestSourcesFor(to))
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Payments and refunds are read here, never written: the payment attempts of a request and their refunds. */
+export async function findAttemptsAndRefunds(db: Db, scope: MerchantScope, paymentRequestId: number) {
+  const payments = await db
+    .selectFrom('payments')
+    .select(['id', 'processor_payment_id'])
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .where('payment_request_id', '=', paymentRequestId)
+    .execute();
+  const refunds =
+    payments.length === 0
+      ? []
+      : await db
+          .selectFrom('refunds')
+          .select('id')
+          .where('merchant_id', '=', scope.merchantId)
+          .where(
+            'payment_id',
+            'in',
+            payments.map((p) => p.id),
+          )
+          .execute();
+  return { payments, refunds };
 }

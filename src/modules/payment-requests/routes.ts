@@ -1,18 +1,22 @@
 import { inTransaction, type App, type AppContext } from '../../context.js';
 import { merchantScopeOf } from '../../http/credentials.js';
+import { CSV_CONTENT_TYPE, CSV_DESCRIPTION, csvDisposition, CsvResponse } from '../../lib/csv.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';
 import { getPaymentRequest } from './get-payment-request.js';
 import { getPaymentRequestStatus } from './get-payment-request-status.js';
-import { listPaymentRequestPage } from './list-payment-requests.js';
+import { getTimeline } from './get-timeline.js';
+import { exportPaymentRequests, listPaymentRequestPage } from './list-payment-requests.js';
 import { presentPaymentRequest } from './present.js';
 import {
   CreatePaymentRequestBody,
+  ExportPaymentRequestsQuery,
   ListPaymentRequestsQuery,
   PaymentRequestIdParams,
   PaymentRequestPage,
   PaymentRequestRecord,
   PaymentRequestStatusRecord,
+  Timeline,
 } from './schemas.js';
 
 const tags = ['Payment requests'];
@@ -56,6 +60,27 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
   );
 
   app.get(
+    '/payment-requests/export',
+    {
+      schema: {
+        summary: 'Export the filtered list of payment requests as CSV, newest first',
+        description: CSV_DESCRIPTION,
+        tags,
+        querystring: ExportPaymentRequestsQuery,
+        response: { 200: CsvResponse },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request, reply) => {
+      const csv = exportPaymentRequests(ctx, { scope: merchantScopeOf(request), query: request.query });
+      return reply
+        .type(CSV_CONTENT_TYPE)
+        .header('content-disposition', csvDisposition('payment-requests', ctx.clock.now()))
+        .send(csv);
+    },
+  );
+
+  app.get(
     '/payment-requests/:id',
     {
       schema: {
@@ -72,6 +97,20 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
         reply.header('X-Merchant-Name', encodeURIComponent(request.actor.merchantName));
       return present(await getPaymentRequest(ctx, { scope: merchantScopeOf(request), id: request.params.id }));
     },
+  );
+
+  app.get(
+    '/payment-requests/:id/timeline',
+    {
+      schema: {
+        summary: 'Timeline of a payment request: state changes, provider callbacks, notification attempts',
+        tags,
+        params: PaymentRequestIdParams,
+        response: { 200: Timeline },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request) => getTimeline(ctx, { scope: merchantScopeOf(request), id: request.params.id }),
   );
 
   app.get(

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ReceivedCallback } from '../callbacks/index.js';
 import { PaymentFailure } from '../payment-failures.js';
+import { AmountRangeQuery } from '../../lib/amount-range.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
 import { Id, nullable } from '../../lib/schema.js';
 
@@ -73,15 +75,21 @@ export type PaymentRequestRecord = Static<typeof PaymentRequestRecord>;
 
 export const PaymentRequestIdParams = Type.Object({ id: Id('Payment request id') });
 
-export const ListPaymentRequestsQuery = Type.Object({
-  ...PageQuery,
+/** The filters of the list and of its CSV export. */
+const PaymentRequestFilters = {
   status: Type.Optional(PaymentRequestStatus),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Exact reference' })),
   customerId: Type.Optional(Id('Customer id')),
   createdFrom: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (inclusive)' })),
   createdTo: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or before (inclusive)' })),
-});
+  ...AmountRangeQuery,
+};
+
+export const ListPaymentRequestsQuery = Type.Object({ ...PageQuery, ...PaymentRequestFilters });
 export type ListPaymentRequestsQuery = Static<typeof ListPaymentRequestsQuery>;
+
+export const ExportPaymentRequestsQuery = Type.Object(PaymentRequestFilters);
+export type ExportPaymentRequestsQuery = Static<typeof ExportPaymentRequestsQuery>;
 
 export const PaymentRequestPage = Page(PaymentRequestRecord);
 
@@ -100,4 +108,39 @@ export const PaymentRequestStatusRecord = Type.Object({
   unit: Type.String({ description: 'Currency code' }),
   referenceId: Type.String({ description: 'Your reference' }),
   lastPayment: nullable(LastPayment),
+});
+
+const at = Type.String({ format: 'date-time' });
+
+/** One entry of a payment request's timeline; `kind` says which. */
+export const TimelineEntry = Type.Union([
+  Type.Object({
+    kind: Type.Literal('created'),
+    at,
+    amount: Type.Number({ description: 'Major units' }),
+    currency: Type.String(),
+  }),
+  Type.Object({
+    kind: Type.Literal('event'),
+    at,
+    eventId: Type.String({ description: 'GET /events/{eventId}' }),
+    type: Type.String({ description: 'The state change it announced (payment.succeeded, refund.succeeded…)' }),
+  }),
+  Type.Object({ kind: Type.Literal('callback'), at, callback: ReceivedCallback }),
+  Type.Object({
+    kind: Type.Literal('notification_attempt'),
+    at,
+    eventId: Type.String(),
+    url: Type.String(),
+    statusCode: nullable(Type.Integer()),
+    durationMs: Type.Integer(),
+    error: nullable(Type.Object({ error: Type.String(), code: Type.String(), message: Type.String() })),
+  }),
+]);
+export type TimelineEntry = Static<typeof TimelineEntry>;
+
+export const Timeline = Type.Object({
+  paymentRequestId: Type.Integer(),
+  status: PaymentRequestStatus,
+  entries: Type.Array(TimelineEntry, { description: 'Oldest first' }),
 });

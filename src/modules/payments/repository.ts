@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { insertJob } from '../../jobs/queue.js';
 import { dedupeKey } from '../../jobs/catalog.js';
+import type { AmountRange } from '../../lib/amount-range.js';
 import type { MerchantScope as Scope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
 import type { PaymentStatus } from '../../storage/schema.js';
@@ -30,17 +31,46 @@ export async function findPaymentById(db: Db, paymentId: number) {
   return db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst();
 }
 
+export interface PaymentFilter extends AmountRange {
+  /** Rows with a smaller id than this (the cursor position). */
+  beforeId?: number;
+  paymentRequestId?: number;
+  status?: PaymentStatus;
+  createdFrom?: Date;
+  createdTo?: Date;
+  /** Of the payment's request: the merchant's reference, exactly. */
+  reference?: string;
+  /** Of the payment's request. */
+  customerId?: number;
+}
+
 /** Newest first. */
-export async function listPaymentsOfRequest(db: Db, scope: Scope, paymentRequestId: number, limit = 100) {
-  return db
+export async function listPayments(db: Db, scope: Scope, filter: PaymentFilter, limit: number) {
+  let query = db
     .selectFrom('payments')
     .selectAll()
     .where('merchant_id', '=', scope.merchantId)
-    .where('livemode', '=', scope.livemode)
-    .where('payment_request_id', '=', paymentRequestId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+    .where('livemode', '=', scope.livemode);
+  if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+  if (filter.paymentRequestId !== undefined) query = query.where('payment_request_id', '=', filter.paymentRequestId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdTo !== undefined) query = query.where('created_at', '<=', filter.createdTo);
+  if (filter.currency !== undefined) query = query.where('currency', '=', filter.currency);
+  if (filter.minAmount !== undefined) query = query.where('amount', '>=', filter.minAmount);
+  if (filter.maxAmount !== undefined) query = query.where('amount', '<=', filter.maxAmount);
+  if (filter.reference !== undefined || filter.customerId !== undefined) {
+    // Request fields: read, never written, here (the payment-requests module owns the table).
+    let requests = db
+      .selectFrom('payment_requests')
+      .select('id')
+      .where('merchant_id', '=', scope.merchantId)
+      .where('livemode', '=', scope.livemode);
+    if (filter.reference !== undefined) requests = requests.where('reference', '=', filter.reference);
+    if (filter.customerId !== undefined) requests = requests.where('customer_id', '=', filter.customerId);
+    query = query.where('payment_request_id', 'in', requests);
+  }
+  return query.orderBy('id', 'desc').limit(limit).execute();
 }
 
 export async function findCard(db: Db, cardId: number | null) {

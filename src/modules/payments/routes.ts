@@ -4,12 +4,14 @@ import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf as scopeOf, requireMerchant } from '../../http/credentials.js';
 import { validatorCompiler } from '../../http/validation.js';
+import { CSV_CONTENT_TYPE, CSV_DESCRIPTION, csvDisposition, CsvResponse } from '../../lib/csv.js';
 import { fromMinor } from '../../lib/money.js';
 import { CARD_PROCESSORS, type CardProcessorName } from '../../processors/registry.js';
 import { cancelPayment, capturePayment } from './capture.js';
 import { refundPayment } from './refund.js';
 import { challengeReturnRoutes } from './return-routes.js';
-import { findCard, findCardsOf, findPayment, listPaymentsOfRequest } from './repository.js';
+import { exportPayments, listPaymentPage } from './list-payments.js';
+import { findCard, findPayment } from './repository.js';
 import {
   H2hBody,
   H2hCardBody,
@@ -18,6 +20,7 @@ import {
   Payment,
   PaymentIdParams,
   PaymentList,
+  PaymentExportQuery,
   PaymentListQuery,
   ProcessorCardBody,
   Refund,
@@ -158,17 +161,34 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
     '/payments',
     {
       schema: {
-        summary: 'List the payment attempts of a payment request, newest first',
+        summary: 'List payments (every attempt), newest first; filter by payment request, status, date, amount…',
         tags: TAGS,
         querystring: PaymentListQuery,
         response: { 200: PaymentList },
       },
       config: { auth: 'api_key' },
     },
-    async (request) => {
-      const payments = await listPaymentsOfRequest(ctx.db, scopeOf(request), request.query.paymentRequestId);
-      const cards = await findCardsOf(ctx.db, payments);
-      return { data: payments.map((p) => paymentView(p, p.card_id === null ? undefined : cards.get(p.card_id))) };
+    async (request) => listPaymentPage(ctx, { scope: scopeOf(request), query: request.query }),
+  );
+
+  app.get(
+    '/payments/export',
+    {
+      schema: {
+        summary: 'Export the filtered list of payments as CSV, newest first',
+        description: CSV_DESCRIPTION,
+        tags: TAGS,
+        querystring: PaymentExportQuery,
+        response: { 200: CsvResponse },
+      },
+      config: { auth: 'api_key' },
+    },
+    async (request, reply) => {
+      const csv = exportPayments(ctx, { scope: scopeOf(request), query: request.query });
+      return reply
+        .type(CSV_CONTENT_TYPE)
+        .header('content-disposition', csvDisposition('payments', ctx.clock.now()))
+        .send(csv);
     },
   );
 

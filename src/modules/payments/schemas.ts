@@ -1,5 +1,7 @@
 import { Type, type Static, type TObject, type TOptional, type TProperties } from '@sinclair/typebox';
 import { Id, nullable } from '../../lib/schema.js';
+import { AmountRangeQuery } from '../../lib/amount-range.js';
+import { Page, PageQuery } from '../../lib/pagination.js';
 import { PaymentFailure } from '../payment-failures.js';
 
 /** Field bounds from the spec's "Payer and payment submission fields" table. */
@@ -171,13 +173,13 @@ export type ProcessorCard = Static<typeof ProcessorCardBody>;
 export const PaymentIdParams = Type.Object({ paymentId: Id('Payment id') });
 export const RequestIdParams = Type.Object({ id: Id('Payment request id') });
 
+const PAYMENT_STATUSES = ['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'] as const;
+
 export const Payment = Type.Object({
   paymentId: Type.Integer(),
   transactionId: Type.Union([Type.String(), Type.Null()], { description: 'The processor’s id for this payment' }),
   paymentRequestId: Type.Integer(),
-  status: Type.Union(
-    ['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s)),
-  ),
+  status: Type.Union(PAYMENT_STATUSES.map((s) => Type.Literal(s))),
   challengeRequired: Type.Boolean(),
   redirectUrl: Type.Union([Type.String(), Type.Null()], {
     description: '3-D Secure challenge page to send the payer to',
@@ -232,5 +234,21 @@ export const Refund = Type.Object({
   createDate: Type.String({ format: 'date-time' }),
 });
 
-export const PaymentList = Type.Object({ data: Type.Array(Payment) });
-export const PaymentListQuery = Type.Object({ paymentRequestId: Id('Payment request id') });
+export const PaymentList = Page(Payment);
+
+/** The filters of the list and of its CSV export. */
+const PaymentFilters = {
+  paymentRequestId: Type.Optional(Id('Only the attempts of this payment request')),
+  status: Type.Optional(Type.Union(PAYMENT_STATUSES.map((s) => Type.Literal(s)))),
+  createdFrom: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after (inclusive)' })),
+  createdTo: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or before (inclusive)' })),
+  reference: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: "Exact reference of the payment's request" }),
+  ),
+  customerId: Type.Optional(Id("Customer of the payment's request")),
+  ...AmountRangeQuery,
+};
+export const PaymentListQuery = Type.Object({ ...PageQuery, ...PaymentFilters });
+export type PaymentListQuery = Static<typeof PaymentListQuery>;
+export const PaymentExportQuery = Type.Object(PaymentFilters);
+export type PaymentExportQuery = Static<typeof PaymentExportQuery>;
