@@ -16,6 +16,7 @@ export { notificationRoutes as routes } from './routes.js';
 export { getSettings } from './get-settings.js';
 export { deprecationHeaders, reportDeprecatedUse, reportExposedKey, type DeprecatedFeature } from './deprecations.js';
 export { queueNotice } from './queue-notice.js';
+export { checkNotifyUrl } from './check-notify-url.js';
 
 /**
  * The background side: sweeps (outbox → deliveries → receivers, and the retention), the notice job,
