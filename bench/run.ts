@@ -6,17 +6,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { startBlackHole } from './black-hole.js';
 import { startCpuMeter } from './cpu.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { freePort, onInterrupt, runNode, startChild, waitForHttp, type Child } from './processes.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
-import { cpuTable, resultTable, writeReport, type StoreResult } from './report.js';
-import { BASELINE_BODY, createPaymentRequests, H2H_CARD_BODY, testApiKey } from './supply.js';
+import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type StoreResult } from './report.js';
+import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from './supply.js';
 
 /**
  * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile]`
  * Approved h2h card payments per second through the real gateway on PostgreSQL and PGlite, next
- * to a one-INSERT baseline; writes docs/performance.md (not with --profile, which slows the
+ * to a one-INSERT baseline, and the scenarios beside them (the same payments notifying a receiver
+ * that never answers); writes docs/performance.md (not with --profile, which slows the
  * gateway down: it prints a CPU profile summary of the gateway instead).
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -150,7 +152,7 @@ async function meteredLoad(
 async function runGatewayRound(
   store: Store,
   profileDir: string | undefined,
-): Promise<{ payments: LoadResult; succeededInDb?: number }> {
+): Promise<{ payments: LoadResult; scenarios: Scenario[]; succeededInDb?: number }> {
   const gatewayPort = await freePort();
   const sandboxPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -180,6 +182,7 @@ async function runGatewayRound(
   ) as { userId: number };
 
   const children: Child[] = [];
+  const blackHole = await startBlackHole();
   try {
     const sandbox = startChild('sandbox', [path.join(DIST, 'sandbox/main.js')], {
       ...baseEnv(),
@@ -213,7 +216,7 @@ async function runGatewayRound(
     await waitForHttp(`${gatewayUrl}/healthz`, gateway);
 
     const apiKey = await testApiKey(gatewayUrl, { email: USER.email, password: USER.password, userId: created.userId });
-    const pay = async (seconds: number, supply: number) => {
+    const pay = async (seconds: number, supply: number, body = h2hCardBody()) => {
       const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
       let next = 0;
       return meteredLoad(
@@ -223,7 +226,7 @@ async function runGatewayRound(
           durationSeconds: seconds,
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-          body: H2H_CARD_BODY,
+          body,
           nextPath: () => `/payments/h2h/${ids[next++]}`,
           amount: ids.length,
           isFailure: (body) => !body.includes('"status":"succeeded"'),
@@ -241,10 +244,28 @@ async function runGatewayRound(
       `  ${store.kind}: warm-up ${Math.round(warm.perSecond)}/s; creating ${supply} payment requests, then ${DURATION} s measured`,
     );
     const payments = await pay(DURATION, supply);
+    // The same payments, each with a notifyUrl on a receiver that accepts and never answers: its
+    // deliveries hang for their whole time-out, which must not reach the payments' latency.
+    log(`  ${store.kind}: ${DURATION} s of the same payments notifying a black-hole receiver`);
+    const notifying = await pay(DURATION, supply, h2hCardBody({ notifyUrl: blackHole.url }));
+    const held = blackHole.connections();
     const succeededInDb = await store.countSucceeded?.();
-    return { payments, succeededInDb };
+    return {
+      payments,
+      scenarios: [
+        { name: 'Approved card payments (as above)', result: payments, payments: true },
+        {
+          name: 'The same, each with a notifyUrl on a receiver that never answers',
+          result: notifying,
+          payments: true,
+          note: `the receiver accepted ${held} delivery connection${held === 1 ? '' : 's'} and answered none`,
+        },
+      ],
+      succeededInDb,
+    };
   } finally {
     for (const child of children) await child.stop();
+    await blackHole.close();
   }
 }
 
@@ -295,7 +316,7 @@ async function main(): Promise<void> {
     const store = await openStore(kind, stamp);
     const profileDir = PROFILE ? mkdtempSync(path.join(os.tmpdir(), `bench-profile-${kind}-`)) : undefined;
     try {
-      const { payments, succeededInDb } = await runGatewayRound(store, profileDir);
+      const { payments, scenarios, succeededInDb } = await runGatewayRound(store, profileDir);
       log(
         `  ${kind}: ${Math.round(payments.perSecond)} payments/s, p50 ${payments.p50} ms, p99 ${payments.p99} ms, ${payments.errors} errors`,
       );
@@ -308,13 +329,15 @@ async function main(): Promise<void> {
       }
       log(`  ${kind}: baseline`);
       const baseline = await runBaselineRound(store);
-      results.push({ store: kind, payments, baseline, succeededInDb });
+      results.push({ store: kind, payments, baseline, scenarios, succeededInDb });
     } finally {
       await store.dispose();
     }
   }
 
-  process.stdout.write(`\n${resultTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n`);
+  process.stdout.write(
+    `\n${resultTable(results)}\n\n${scenarioTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n`,
+  );
   for (const profile of profiles) process.stdout.write(`\n${profile}\n`);
   if (PROFILE) {
     process.stdout.write('\n(--profile: figures are slowed by the profiler; docs/performance.md left as it was)\n');
