@@ -5,7 +5,7 @@ import type { App } from './context.js';
 import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { refuseLiveKeysOnDevelopmentStore } from './modules/api-keys/index.js';
+import { refuseLiveKeysOnDevelopmentStore, startKeyCache, type KeyCache } from './modules/api-keys/index.js';
 import { startHeartbeat, type Heartbeat } from './modules/instances/index.js';
 import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/index.js';
 import { openStorage, type Db } from './storage/db.js';
@@ -46,6 +46,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   );
   let sandbox: Sandbox | undefined;
   let heartbeat: Heartbeat | undefined;
+  let keyCache: KeyCache | undefined;
   try {
     await refuseLiveKeysOnDevelopmentStore({ db: storage.db }, { cardKeyInStore: cardKeyInStore(config) });
     const secrets = await loadSecrets(storage.db, config);
@@ -61,6 +62,10 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       });
     }
     heartbeat = await startHeartbeat(storage.db, logger, { soleInstance: storage.kind === 'pglite' });
+    keyCache = await startKeyCache(
+      { storage, instanceId: heartbeat.instanceId, logger },
+      { enabled: config.apiKeyCache },
+    );
     const app = await buildApp({
       config,
       storage,
@@ -69,6 +74,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       logger,
       sandboxUrl: config.sandboxUrl ?? sandbox!.url,
       instanceId: heartbeat.instanceId,
+      keyCache,
       ...options.http,
     });
     await app.listen({ port: config.port, host: config.host }).catch(async (error: Error) => {
@@ -95,12 +101,14 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         (closing ??= (async () => {
           await app.close(); // also closes the rate limiter's Redis client (an onClose hook)
           await app.ctx.jobs.stop();
+          await keyCache!.stop();
           await heartbeat!.stop();
           await sandbox?.close();
           await storage.close();
         })()),
     };
   } catch (error) {
+    await keyCache?.stop();
     await heartbeat?.stop();
     await sandbox?.close();
     await storage.close();
