@@ -9,6 +9,8 @@ export interface Scenario {
   /** Approved payments (counted in the database cross-check), not other requests. */
   payments: boolean;
   note?: string;
+  /** Noted as a ratio to the raw JSON baseline of the same run. */
+  versusRawJson?: boolean;
 }
 
 export interface StoreResult {

@@ -194,28 +194,33 @@ async function runGatewayRound(
     children.push(sandbox);
     await waitForHttp(`${sandboxUrl}/`, sandbox);
 
-    const gateway = startChild(
-      'gateway',
-      [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), path.join(DIST, 'src/main.js')],
-      {
-        ...baseEnv(),
-        ...store.gatewayDb,
-        NODE_ENV: 'development',
-        SEED_DEMO: 'false',
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_MAX: '10000000',
-        PORT: String(gatewayPort),
-        HOST: '127.0.0.1',
-        PUBLIC_URL: gatewayUrl,
-        SANDBOX_URL: sandboxUrl,
-        JWT_SECRET,
-        CALLBACK_SIGNING_SECRET,
-      },
-    );
-    children.unshift(gateway);
-    await waitForHttp(`${gatewayUrl}/healthz`, gateway);
-
-    const apiKey = await testApiKey(gatewayUrl, { email: USER.email, password: USER.password, userId: created.userId });
+    const startGateway = async (env: NodeJS.ProcessEnv = {}, profile = profileDir) => {
+      const child = startChild(
+        'gateway',
+        [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), path.join(DIST, 'src/main.js')],
+        {
+          ...baseEnv(),
+          ...store.gatewayDb,
+          NODE_ENV: 'development',
+          SEED_DEMO: 'false',
+          LOG_LEVEL: 'warn',
+          RATE_LIMIT_MAX: '10000000',
+          PORT: String(gatewayPort),
+          HOST: '127.0.0.1',
+          PUBLIC_URL: gatewayUrl,
+          SANDBOX_URL: sandboxUrl,
+          JWT_SECRET,
+          CALLBACK_SIGNING_SECRET,
+          ...env,
+        },
+      );
+      children.unshift(child);
+      await waitForHttp(`${gatewayUrl}/healthz`, child);
+      return child;
+    };
+    const gateway = await startGateway();
+    const user = { email: USER.email, password: USER.password, userId: created.userId };
+    const apiKey = await testApiKey(gatewayUrl, user);
     const pay = async (seconds: number, supply: number, body = h2hCardBody()) => {
       const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
       let next = 0;
@@ -250,6 +255,26 @@ async function runGatewayRound(
     const notifying = await pay(DURATION, supply, h2hCardBody({ notifyUrl: blackHole.url }));
     const held = blackHole.connections();
     const succeededInDb = await store.countSucceeded?.();
+
+    // Authenticated GET /ping, with the key cache (this gateway), then without it (restarted with
+    // API_KEY_CACHE=false: every call reads its key from the database, as before the cache).
+    const ping = async (key: string, processes: Record<string, number>) => {
+      const options = {
+        url: `${gatewayUrl}/ping`,
+        connections: CONNECTIONS,
+        method: 'GET' as const,
+        headers: { 'x-api-key': key },
+        isFailure: (body: string) => !body.includes('pong'),
+      };
+      await runLoad({ ...options, durationSeconds: WARMUP });
+      return meteredLoad({ ...options, durationSeconds: DURATION }, processes, store.database);
+    };
+    log(`  ${store.kind}: authenticated GET /ping with the key cache, then without it`);
+    const pingCached = await ping(apiKey, { gateway: gateway.process.pid! });
+    await gateway.stop();
+    children.splice(children.indexOf(gateway), 1);
+    const uncachedGateway = await startGateway({ API_KEY_CACHE: 'false' }, undefined);
+    const pingUncached = await ping(await testApiKey(gatewayUrl, user), { gateway: uncachedGateway.process.pid! });
     return {
       payments,
       scenarios: [
@@ -260,6 +285,18 @@ async function runGatewayRound(
           payments: true,
           note: `the receiver accepted ${held} delivery connection${held === 1 ? '' : 's'} and answered none`,
         },
+        {
+          name: 'Authenticated `GET /ping`, key cache on (the default)',
+          result: pingCached,
+          payments: false,
+          versusRawJson: true,
+        },
+        {
+          name: 'Authenticated `GET /ping`, key cache off (`API_KEY_CACHE=false`: one key read per call)',
+          result: pingUncached,
+          payments: false,
+          versusRawJson: true,
+        },
       ],
       succeededInDb,
     };
@@ -269,7 +306,7 @@ async function runGatewayRound(
   }
 }
 
-async function runBaselineRound(store: Store): Promise<LoadResult> {
+async function runBaselineRound(store: Store): Promise<{ insert: LoadResult; json: LoadResult }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = startChild('baseline', [path.join(DIST, 'bench/baseline-server.js')], {
@@ -293,7 +330,15 @@ async function runBaselineRound(store: Store): Promise<LoadResult> {
         store.database,
       );
     await load(WARMUP);
-    return await load(DURATION);
+    const insert = await load(DURATION);
+    const json = (seconds: number) =>
+      meteredLoad(
+        { url: `${url}/json`, connections: CONNECTIONS, durationSeconds: seconds, method: 'GET', headers: {} },
+        { 'baseline server': server.process.pid! },
+        undefined,
+      );
+    await json(WARMUP);
+    return { insert, json: await json(DURATION) };
   } finally {
     await server.stop();
   }
@@ -328,8 +373,14 @@ async function main(): Promise<void> {
           );
       }
       log(`  ${kind}: baseline`);
-      const baseline = await runBaselineRound(store);
-      results.push({ store: kind, payments, baseline, scenarios, succeededInDb });
+      const { insert: baseline, json } = await runBaselineRound(store);
+      const raw = { name: 'Raw Fastify JSON (`bench/baseline-server.ts` `GET /json`)', result: json, payments: false };
+      const noted = scenarios.map((s) =>
+        s.versusRawJson
+          ? { ...s, note: `${(s.result.perSecond / json.perSecond).toFixed(2)} of the raw JSON rate` }
+          : s,
+      );
+      results.push({ store: kind, payments, baseline, scenarios: [...noted, raw], succeededInDb });
     } finally {
       await store.dispose();
     }
