@@ -129,10 +129,12 @@ export async function startKeyCache(
   }
 
   let probing: Promise<void> = Promise.resolve();
+  let probeFailing = false;
   const probeOnce = async () => {
     if (!stopListening) return;
     const sentAt = performance.now();
     const n = await keyCacheBarriers.probe(storage.db, instanceId, seen);
+    probeFailing = false;
     if (n === undefined) return;
     if (seen >= n) renew(sentAt);
     else pendingProbe = { n, sentAt };
@@ -142,9 +144,11 @@ export async function startKeyCache(
   const probeTimer = embedded
     ? undefined
     : setInterval(() => {
-        probing = probeOnce().catch((error: Error) =>
-          logger.warn({ err: { message: error.message } }, 'key cache: lease probe failed'),
-        );
+        probing = probeOnce().catch((error: Error) => {
+          // Once per outage: the heartbeat already reports a database that does not answer.
+          if (!probeFailing) logger.warn({ err: { message: error.message } }, 'key cache: lease probe failed');
+          probeFailing = true;
+        });
       }, PROBE_INTERVAL_MS);
   probeTimer?.unref();
 
