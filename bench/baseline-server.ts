@@ -6,7 +6,8 @@ import pg from 'pg';
 /**
  * The raw baseline: the least a durable payment API could do per request on this machine and
  * this database: parse a ~1 KB JSON body, one INSERT … RETURNING (its own committed, fsynced
- * transaction), answer JSON. Same Fastify, same driver, same pool size as the gateway.
+ * transaction), answer JSON. Same Fastify, same driver, same pool size as the gateway. GET /json is
+ * the raw JSON baseline: Fastify answering a small JSON object, no database.
  *
  * Env: BASELINE_PORT; DATABASE_URL (PostgreSQL) or DATA_DIR (PGlite).
  */
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
     return { id: Number(rows[0].id), createdAt: rows[0].created_at };
   });
   app.get('/healthz', async () => ({ ok: true }));
+  // The raw JSON baseline of an authenticated GET /ping: a small JSON answer, nothing else.
+  app.get('/json', async () => ({ message: 'pong' }));
   await app.listen({ port: Number(process.env.BASELINE_PORT ?? 0), host: '127.0.0.1' });
   const stop = async () => {
     await app.close();

@@ -4,9 +4,9 @@ export interface LoadOptions {
   url: string;
   connections: number;
   durationSeconds: number;
-  method: 'POST';
+  method: 'POST' | 'GET';
   headers: Record<string, string>;
-  body: string;
+  body?: string;
   /** Per-request path, called once per request sent. */
   nextPath?: () => string;
   /** At most this many requests (the size of a pre-created supply): autocannon then stops by itself. */

@@ -2,10 +2,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadResult } from './load.js';
 
+/** One more load on the same gateway in the same run, shown next to the others of its store. */
+export interface Scenario {
+  name: string;
+  result: LoadResult;
+  /** Approved payments (counted in the database cross-check), not other requests. */
+  payments: boolean;
+  note?: string;
+  /** Noted as a ratio to the raw JSON baseline of the same run. */
+  versusRawJson?: boolean;
+}
+
 export interface StoreResult {
   store: 'postgres' | 'pglite';
   payments: LoadResult;
   baseline: LoadResult;
+  scenarios: Scenario[];
   /** Payments the database holds as succeeded after the run (PostgreSQL only): a cross-check of the 2xx count. */
   succeededInDb?: number;
 }
@@ -33,6 +45,8 @@ export function ratio(r: StoreResult): number {
   return r.payments.perSecond / r.baseline.perSecond;
 }
 
+const storeName = (r: StoreResult) => (r.store === 'postgres' ? 'PostgreSQL' : 'PGlite');
+
 export function resultTable(results: StoreResult[]): string {
   const rows = [
     '| Store | Payments/s | p50 ms | p99 ms | Errors | Baseline req/s | Baseline p50 ms | Baseline p99 ms | Payments ÷ baseline |',
@@ -42,11 +56,30 @@ export function resultTable(results: StoreResult[]): string {
     const p = r.payments;
     const b = r.baseline;
     rows.push(
-      `| ${r.store === 'postgres' ? 'PostgreSQL' : 'PGlite'} | ${fmt(p.perSecond)} | ${p.p50} | ${p.p99} | ${fmt(p.errors)} | ${fmt(b.perSecond)} | ${b.p50} | ${b.p99} | ${fmt(ratio(r), 2)} |`,
+      `| ${storeName(r)} | ${fmt(p.perSecond)} | ${p.p50} | ${p.p99} | ${fmt(p.errors)} | ${fmt(b.perSecond)} | ${b.p50} | ${b.p99} | ${fmt(ratio(r), 2)} |`,
     );
   }
   return rows.join('\n');
 }
+
+export function scenarioTable(results: StoreResult[]): string {
+  const rows = ['| Store | Scenario | Req/s | p50 ms | p99 ms | Errors | Note |', '|---|---|---:|---:|---:|---:|---|'];
+  for (const r of results) {
+    for (const { name, result: l, note } of r.scenarios) {
+      rows.push(
+        `| ${storeName(r)} | ${name} | ${fmt(l.perSecond)} | ${l.p50} | ${l.p99} | ${fmt(l.errors)} | ${note ?? ''} |`,
+      );
+    }
+  }
+  return rows.join('\n');
+}
+
+/** Approvals counted by the client over every measured payment run of the store. */
+const measuredApprovals = (r: StoreResult) =>
+  [...new Set([r.payments, ...r.scenarios.filter((s) => s.payments).map((s) => s.result)])].reduce(
+    (sum, l) => sum + l.ok,
+    0,
+  );
 
 /**
  * CPU milliseconds per request by process, and what that would allow if the machine's cores did
@@ -90,7 +123,7 @@ export function writeReport(file: string, info: RunInfo, results: StoreResult[],
     const lines: string[] = [];
     if (r.succeededInDb !== undefined) {
       lines.push(
-        `- ${r.store}: ${fmt(r.succeededInDb)} payments are \`succeeded\` in the database after the run (warm-up included), for ${fmt(r.payments.ok)} measured approvals.`,
+        `- ${r.store}: ${fmt(r.succeededInDb)} payments are \`succeeded\` in the database after the run (warm-up included), for ${fmt(measuredApprovals(r))} measured approvals.`,
       );
     }
     if (r.payments.exhausted)
@@ -128,6 +161,10 @@ Database: ${info.database}.
 
 ${resultTable(results)}
 ${notes.length ? `\n${notes.join('\n')}\n` : ''}
+Scenarios, each a load of the same length on the same gateway in the same run:
+
+${scenarioTable(results)}
+
 CPU actually spent per request during the measured runs (Linux /proc; PostgreSQL = the backends of the
 bench database; with PGlite the database runs inside the gateway or baseline process). It depends much
 less than the rates on what else the machine was running, so it is the steadier figure on a shared machine:

@@ -6,17 +6,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { startBlackHole } from './black-hole.js';
 import { startCpuMeter } from './cpu.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { freePort, onInterrupt, runNode, startChild, waitForHttp, type Child } from './processes.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
-import { cpuTable, resultTable, writeReport, type StoreResult } from './report.js';
-import { BASELINE_BODY, createPaymentRequests, H2H_CARD_BODY, testApiKey } from './supply.js';
+import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type StoreResult } from './report.js';
+import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from './supply.js';
 
 /**
  * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile]`
  * Approved h2h card payments per second through the real gateway on PostgreSQL and PGlite, next
- * to a one-INSERT baseline; writes docs/performance.md (not with --profile, which slows the
+ * to a one-INSERT baseline, and the scenarios beside them (the same payments notifying a receiver
+ * that never answers); writes docs/performance.md (not with --profile, which slows the
  * gateway down: it prints a CPU profile summary of the gateway instead).
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -150,7 +152,7 @@ async function meteredLoad(
 async function runGatewayRound(
   store: Store,
   profileDir: string | undefined,
-): Promise<{ payments: LoadResult; succeededInDb?: number }> {
+): Promise<{ payments: LoadResult; scenarios: Scenario[]; succeededInDb?: number }> {
   const gatewayPort = await freePort();
   const sandboxPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -180,6 +182,7 @@ async function runGatewayRound(
   ) as { userId: number };
 
   const children: Child[] = [];
+  const blackHole = await startBlackHole();
   try {
     const sandbox = startChild('sandbox', [path.join(DIST, 'sandbox/main.js')], {
       ...baseEnv(),
@@ -191,29 +194,34 @@ async function runGatewayRound(
     children.push(sandbox);
     await waitForHttp(`${sandboxUrl}/`, sandbox);
 
-    const gateway = startChild(
-      'gateway',
-      [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), path.join(DIST, 'src/main.js')],
-      {
-        ...baseEnv(),
-        ...store.gatewayDb,
-        NODE_ENV: 'development',
-        SEED_DEMO: 'false',
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_MAX: '10000000',
-        PORT: String(gatewayPort),
-        HOST: '127.0.0.1',
-        PUBLIC_URL: gatewayUrl,
-        SANDBOX_URL: sandboxUrl,
-        JWT_SECRET,
-        CALLBACK_SIGNING_SECRET,
-      },
-    );
-    children.unshift(gateway);
-    await waitForHttp(`${gatewayUrl}/healthz`, gateway);
-
-    const apiKey = await testApiKey(gatewayUrl, { email: USER.email, password: USER.password, userId: created.userId });
-    const pay = async (seconds: number, supply: number) => {
+    const startGateway = async (env: NodeJS.ProcessEnv = {}, profile = profileDir) => {
+      const child = startChild(
+        'gateway',
+        [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), path.join(DIST, 'src/main.js')],
+        {
+          ...baseEnv(),
+          ...store.gatewayDb,
+          NODE_ENV: 'development',
+          SEED_DEMO: 'false',
+          LOG_LEVEL: 'warn',
+          RATE_LIMIT_MAX: '10000000',
+          PORT: String(gatewayPort),
+          HOST: '127.0.0.1',
+          PUBLIC_URL: gatewayUrl,
+          SANDBOX_URL: sandboxUrl,
+          JWT_SECRET,
+          CALLBACK_SIGNING_SECRET,
+          ...env,
+        },
+      );
+      children.unshift(child);
+      await waitForHttp(`${gatewayUrl}/healthz`, child);
+      return child;
+    };
+    const gateway = await startGateway();
+    const user = { email: USER.email, password: USER.password, userId: created.userId };
+    const apiKey = await testApiKey(gatewayUrl, user);
+    const pay = async (seconds: number, supply: number, body = h2hCardBody()) => {
       const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
       let next = 0;
       return meteredLoad(
@@ -223,7 +231,7 @@ async function runGatewayRound(
           durationSeconds: seconds,
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-          body: H2H_CARD_BODY,
+          body,
           nextPath: () => `/payments/h2h/${ids[next++]}`,
           amount: ids.length,
           isFailure: (body) => !body.includes('"status":"succeeded"'),
@@ -241,14 +249,64 @@ async function runGatewayRound(
       `  ${store.kind}: warm-up ${Math.round(warm.perSecond)}/s; creating ${supply} payment requests, then ${DURATION} s measured`,
     );
     const payments = await pay(DURATION, supply);
+    // The same payments, each with a notifyUrl on a receiver that accepts and never answers: its
+    // deliveries hang for their whole time-out, which must not reach the payments' latency.
+    log(`  ${store.kind}: ${DURATION} s of the same payments notifying a black-hole receiver`);
+    const notifying = await pay(DURATION, supply, h2hCardBody({ notifyUrl: blackHole.url }));
+    const held = blackHole.connections();
     const succeededInDb = await store.countSucceeded?.();
-    return { payments, succeededInDb };
+
+    // Authenticated GET /ping, with the key cache (this gateway), then without it (restarted with
+    // API_KEY_CACHE=false: every call reads its key from the database, as before the cache).
+    const ping = async (key: string, processes: Record<string, number>) => {
+      const options = {
+        url: `${gatewayUrl}/ping`,
+        connections: CONNECTIONS,
+        method: 'GET' as const,
+        headers: { 'x-api-key': key },
+        isFailure: (body: string) => !body.includes('pong'),
+      };
+      await runLoad({ ...options, durationSeconds: WARMUP });
+      return meteredLoad({ ...options, durationSeconds: DURATION }, processes, store.database);
+    };
+    log(`  ${store.kind}: authenticated GET /ping with the key cache, then without it`);
+    const pingCached = await ping(apiKey, { gateway: gateway.process.pid! });
+    await gateway.stop();
+    children.splice(children.indexOf(gateway), 1);
+    const uncachedGateway = await startGateway({ API_KEY_CACHE: 'false' }, undefined);
+    const pingUncached = await ping(await testApiKey(gatewayUrl, user), { gateway: uncachedGateway.process.pid! });
+    return {
+      payments,
+      scenarios: [
+        { name: 'Approved card payments (as above)', result: payments, payments: true },
+        {
+          name: 'The same, each with a notifyUrl on a receiver that never answers',
+          result: notifying,
+          payments: true,
+          note: `the receiver accepted ${held} delivery connection${held === 1 ? '' : 's'} and answered none`,
+        },
+        {
+          name: 'Authenticated `GET /ping`, key cache on (the default)',
+          result: pingCached,
+          payments: false,
+          versusRawJson: true,
+        },
+        {
+          name: 'Authenticated `GET /ping`, key cache off (`API_KEY_CACHE=false`: one key read per call)',
+          result: pingUncached,
+          payments: false,
+          versusRawJson: true,
+        },
+      ],
+      succeededInDb,
+    };
   } finally {
     for (const child of children) await child.stop();
+    await blackHole.close();
   }
 }
 
-async function runBaselineRound(store: Store): Promise<LoadResult> {
+async function runBaselineRound(store: Store): Promise<{ insert: LoadResult; json: LoadResult }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = startChild('baseline', [path.join(DIST, 'bench/baseline-server.js')], {
@@ -272,7 +330,15 @@ async function runBaselineRound(store: Store): Promise<LoadResult> {
         store.database,
       );
     await load(WARMUP);
-    return await load(DURATION);
+    const insert = await load(DURATION);
+    const json = (seconds: number) =>
+      meteredLoad(
+        { url: `${url}/json`, connections: CONNECTIONS, durationSeconds: seconds, method: 'GET', headers: {} },
+        { 'baseline server': server.process.pid! },
+        undefined,
+      );
+    await json(WARMUP);
+    return { insert, json: await json(DURATION) };
   } finally {
     await server.stop();
   }
@@ -295,7 +361,7 @@ async function main(): Promise<void> {
     const store = await openStore(kind, stamp);
     const profileDir = PROFILE ? mkdtempSync(path.join(os.tmpdir(), `bench-profile-${kind}-`)) : undefined;
     try {
-      const { payments, succeededInDb } = await runGatewayRound(store, profileDir);
+      const { payments, scenarios, succeededInDb } = await runGatewayRound(store, profileDir);
       log(
         `  ${kind}: ${Math.round(payments.perSecond)} payments/s, p50 ${payments.p50} ms, p99 ${payments.p99} ms, ${payments.errors} errors`,
       );
@@ -307,14 +373,22 @@ async function main(): Promise<void> {
           );
       }
       log(`  ${kind}: baseline`);
-      const baseline = await runBaselineRound(store);
-      results.push({ store: kind, payments, baseline, succeededInDb });
+      const { insert: baseline, json } = await runBaselineRound(store);
+      const raw = { name: 'Raw Fastify JSON (`bench/baseline-server.ts` `GET /json`)', result: json, payments: false };
+      const noted = scenarios.map((s) =>
+        s.versusRawJson
+          ? { ...s, note: `${(s.result.perSecond / json.perSecond).toFixed(2)} of the raw JSON rate` }
+          : s,
+      );
+      results.push({ store: kind, payments, baseline, scenarios: [...noted, raw], succeededInDb });
     } finally {
       await store.dispose();
     }
   }
 
-  process.stdout.write(`\n${resultTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n`);
+  process.stdout.write(
+    `\n${resultTable(results)}\n\n${scenarioTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n`,
+  );
   for (const profile of profiles) process.stdout.write(`\n${profile}\n`);
   if (PROFILE) {
     process.stdout.write('\n(--profile: figures are slowed by the profiler; docs/performance.md left as it was)\n');

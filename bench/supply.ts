@@ -71,21 +71,23 @@ export async function createPaymentRequests(
 }
 
 /** An approved test card payment of one of those requests (src/modules/payments/schemas.ts H2hCardBody). */
-export const H2H_CARD_BODY = JSON.stringify({
-  number: '4242424242424242',
-  expiration: '12/34',
-  cvv: '123',
-  name: 'Bench Payer',
-  email: 'payer@example.com',
-  phoneNumber: '4915123456789',
-  address: '1 Bench Street',
-  city: 'Berlin',
-  state: 'BE',
-  postalCode: '10115',
-  country: 'DE',
-  amount: REQUEST_AMOUNT,
-  unit: REQUEST_CURRENCY,
-});
+export const h2hCardBody = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    number: '4242424242424242',
+    expiration: '12/34',
+    cvv: '123',
+    name: 'Bench Payer',
+    email: 'payer@example.com',
+    phoneNumber: '4915123456789',
+    address: '1 Bench Street',
+    city: 'Berlin',
+    state: 'BE',
+    postalCode: '10115',
+    country: 'DE',
+    amount: REQUEST_AMOUNT,
+    unit: REQUEST_CURRENCY,
+    ...extra,
+  });
 
 /** The baseline's ~1 KB row. */
 export const BASELINE_BODY = JSON.stringify({ kind: 'bench', filler: 'x'.repeat(1000) });

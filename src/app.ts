@@ -26,6 +26,7 @@ import {
 import { JobRunner } from './jobs/queue.js';
 import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
+import { noKeyCache, type KeyCache } from './modules/api-keys/index.js';
 import * as auth from './modules/auth/index.js';
 import * as callbacks from './modules/callbacks/index.js';
 import { createVault, parseVaultKeys } from './modules/cards/index.js';
@@ -57,6 +58,8 @@ export interface BuildAppOptions {
   /** Tests: told of every answer whose status its route's schema does not declare. */
   onUndeclaredStatus?: (violation: string) => void;
   instanceId: string;
+  /** This instance's API-key cache (server.ts starts it); none: every key is read from the database. */
+  keyCache?: KeyCache;
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
@@ -95,6 +98,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
     checkoutVerifier: checkoutSessions.checkoutTokenVerifier({ db: storage.db, clock }),
     instanceId: options.instanceId,
+    keyCache: options.keyCache ?? noKeyCache,
   };
   // The one wiring point: what each module contributes to the job queue and the callback dispatch.
   ctx.jobs.use(paymentRequests.jobs(ctx));

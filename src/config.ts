@@ -47,6 +47,8 @@ export interface Config {
   webhookAllowPrivateTargets: boolean;
   /** How long one notification attempt may take (connect to last byte of the answer's head). */
   webhookTimeoutMs: number;
+  /** API_KEY_CACHE (default true): the exact API-key cache (modules/api-keys/key-cache.ts); false reads every key. */
+  apiKeyCache: boolean;
   /** Where e-mail notices go; unset in development → a file outbox under the data directory. */
   smtpUrl: string | undefined;
   /** WORKERS: processes serving the one port (Node's cluster module); more than one needs DATABASE_URL. */
@@ -198,6 +200,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be "true" or "false" (got "${allowPrivateRaw}")`);
   }
   const webhookTimeoutMs = integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 60_000);
+  const apiKeyCacheRaw = read('API_KEY_CACHE');
+  if (apiKeyCacheRaw !== undefined && apiKeyCacheRaw !== 'true' && apiKeyCacheRaw !== 'false') {
+    problems.push(`API_KEY_CACHE must be "true" or "false" (got "${apiKeyCacheRaw}")`);
+  }
   const smtpUrl = url('SMTP_URL', read('SMTP_URL'), ['smtp:', 'smtps:']);
 
   const workersRaw = read('WORKERS');
@@ -235,6 +241,7 @@ export function loadConfig(env: Env = process.env): Config {
     threeDsChallengeTtlSeconds,
     upiCollectTtlSeconds,
     webhookAllowPrivateTargets: allowPrivateRaw === undefined ? !production : allowPrivateRaw === 'true',
+    apiKeyCache: apiKeyCacheRaw !== 'false',
     webhookTimeoutMs,
     smtpUrl,
     workers,

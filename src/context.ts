@@ -6,6 +6,7 @@ import type { CheckoutTokenVerifier } from './http/actors.js';
 import type { JobRunner } from './jobs/queue.js';
 import type { Clock } from './lib/clock.js';
 import type { AccessTokens } from './modules/auth/jwt.js';
+import type { KeyCache } from './modules/api-keys/key-cache.js';
 import type { CallbackHandlers } from './modules/callbacks/dispatch.js';
 import type { Vault } from './modules/cards/vault.js';
 import type { ProcessorRegistry } from './processors/registry.js';
@@ -47,6 +48,8 @@ export interface AppContext {
   callbackHandlers: CallbackHandlers;
   /** This process among the running gateway instances (modules/instances): holder of its idempotency claims. */
   instanceId: string;
+  /** The exact API-key cache of this instance (modules/api-keys/key-cache.ts). */
+  keyCache: KeyCache;
 }
 
 /** The slice of the context most actions need: a db handle (or the caller's transaction) and the clock. */

@@ -5,7 +5,7 @@ import type { App } from './context.js';
 import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { refuseLiveKeysOnDevelopmentStore } from './modules/api-keys/index.js';
+import { refuseLiveKeysOnDevelopmentStore, startKeyCache, type KeyCache } from './modules/api-keys/index.js';
 import { startHeartbeat, type Heartbeat } from './modules/instances/index.js';
 import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/index.js';
 import { openStorage, type Db, type Storage } from './storage/db.js';
@@ -72,11 +72,16 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
   const { storage, secrets, demo } = await prepareStore(config, clock, config.seedDemo && !options.worker);
   let sandbox: Sandbox | undefined;
   let heartbeat: Heartbeat | undefined;
+  let keyCache: KeyCache | undefined;
   try {
     // The built-in sandbox network runs beside the gateway on loopback and is reached over HTTP,
     // exactly like an external processor; SANDBOX_URL points at one running elsewhere instead.
     if (!config.sandboxUrl && !options.worker) sandbox = await startBuiltInSandbox(config, secrets);
     heartbeat = await startHeartbeat(storage.db, logger, { soleInstance: storage.kind === 'pglite' });
+    keyCache = await startKeyCache(
+      { storage, instanceId: heartbeat.instanceId, logger },
+      { enabled: config.apiKeyCache },
+    );
     const app = await buildApp({
       config,
       storage,
@@ -85,6 +90,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       logger,
       sandboxUrl: config.sandboxUrl ?? options.worker?.builtInSandboxUrl ?? sandbox!.url,
       instanceId: heartbeat.instanceId,
+      keyCache,
       ...options.http,
     });
     await app.listen({ port: config.port, host: config.host }).catch(async (error: Error) => {
@@ -108,12 +114,14 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
         (closing ??= (async () => {
           await app.close(); // also closes the rate limiter's Redis client (an onClose hook)
           await app.ctx.jobs.stop();
+          await keyCache!.stop();
           await heartbeat!.stop();
           await sandbox?.close();
           await storage.close();
         })()),
     };
   } catch (error) {
+    await keyCache?.stop();
     await heartbeat?.stop();
     await sandbox?.close();
     await storage.close();

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { verifyApiKey } from '../modules/api-keys/index.js';
+import { verifyApiKey, type KeyCache } from '../modules/api-keys/index.js';
 import type { AccessTokens } from '../modules/auth/jwt.js';
 import type { Db } from '../storage/db.js';
 import type { MerchantScope } from '../lib/scope.js';
@@ -18,6 +18,7 @@ export interface CredentialDeps {
   db: Db;
   tokens: AccessTokens;
   checkoutVerifier: CheckoutTokenVerifier;
+  keyCache: KeyCache;
 }
 
 const header = (request: FastifyRequest, name: string): string | undefined => {

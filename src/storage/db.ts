@@ -16,6 +16,18 @@ export interface Storage {
   kind: 'pglite' | 'postgres';
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * LISTEN on `channel` (a constant identifier) on a connection of its own, outside the pool (so a
+   * transaction-pooling proxy in front of the pool does not apply to it); `lost` is called once if
+   * that connection fails. On the embedded store notices are delivered in-process as they commit and
+   * the connection cannot be lost. Resolves to the function that stops listening.
+   */
+  listen(channel: string, handlers: NoticeHandlers): Promise<() => Promise<void>>;
+}
+
+export interface NoticeHandlers {
+  notice(payload: string): void;
+  lost(error: Error): void;
 }
 
 export interface StorageOptions {
@@ -52,7 +64,13 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     // broken client is discarded when released.
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return finish(db, 'postgres', async () => db.destroy());
+    const databaseUrl = options.databaseUrl;
+    return finish(
+      db,
+      'postgres',
+      async () => db.destroy(),
+      (channel, handlers) => listenOnServer(databaseUrl, channel, handlers),
+    );
   }
 
   const inMemory = options.dataDir === 'memory://';
@@ -63,17 +81,58 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     const pglite = new PGlite(inMemory ? undefined : pgdata, { startParams: EMBEDDED_START_PARAMS });
     await pglite.waitReady;
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-    return await finish(db, 'pglite', async () => {
-      await db.destroy();
-      release();
-    });
+    return await finish(
+      db,
+      'pglite',
+      async () => {
+        await db.destroy();
+        release();
+      },
+      (channel, handlers) => pglite.listen(channel, (payload) => handlers.notice(payload)),
+    );
   } catch (error) {
     release();
     throw error;
   }
 }
 
-async function finish(db: Db, kind: Storage['kind'], close: () => Promise<void>): Promise<Storage> {
+async function listenOnServer(
+  databaseUrl: string,
+  channel: string,
+  handlers: NoticeHandlers,
+): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'svc-gateway-listener' });
+  let stopped = false;
+  const lost = (error: Error) => {
+    if (stopped) return;
+    stopped = true;
+    handlers.lost(error);
+  };
+  client.on('notification', (message) => {
+    if (message.channel === channel) handlers.notice(message.payload ?? '');
+  });
+  client.on('error', lost);
+  client.on('end', () => lost(new Error('the listening connection ended')));
+  try {
+    await client.connect();
+    await client.query(`listen ${channel}`);
+  } catch (error) {
+    stopped = true;
+    await client.end().catch(() => {});
+    throw error;
+  }
+  return async () => {
+    stopped = true;
+    await client.end().catch(() => {});
+  };
+}
+
+async function finish(
+  db: Db,
+  kind: Storage['kind'],
+  close: () => Promise<void>,
+  listen: Storage['listen'],
+): Promise<Storage> {
   try {
     await migrate(db);
   } catch (error) {
@@ -84,6 +143,7 @@ async function finish(db: Db, kind: Storage['kind'], close: () => Promise<void>)
     db,
     kind,
     close,
+    listen,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -164,6 +164,8 @@ export interface GatewayInstancesTable {
   id: string;
   started_at: Timestamp;
   seen_at: Timestamp;
+  /** The highest API-key cache barrier this instance has seen (migration 0012). */
+  key_cache_seen: ColumnType<number, number | undefined, number>;
 }
 
 export type PaymentStatus = 'pending' | 'requires_action' | 'authorized' | 'succeeded' | 'failed' | 'canceled';

@@ -294,3 +294,30 @@ describe('delivery', () => {
     ]);
   });
 });
+
+describe('delivery log', () => {
+  it('re-sends one event on request, with the same event id, and keeps events 30 days', async () => {
+    const m = await merchantWithSecret('/log');
+    await pay(m);
+    await deliver();
+    const [first] = receiver.at('/log');
+    const eventId = first.headers['webhook-id'] as string;
+
+    const resent = await gw.call('POST', `/events/${eventId}/resend`, { apiKey: m.apiKey });
+    expect(resent.status, resent.text).toBe(200);
+    await deliver();
+    expect(receiver.at('/log').map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
+    expect((await eventDetail(m, eventId)).attempts).toHaveLength(2);
+
+    const other = await gw.merchant();
+    const foreign = await gw.call('POST', `/events/${eventId}/resend`, { apiKey: other.apiKey });
+    expect(foreign.status, foreign.text).toBe(404);
+
+    clock.advance(29 * 24 * 3600);
+    await deliver();
+    expect((await gw.call('GET', `/events/${eventId}`, { apiKey: m.apiKey })).status).toBe(200);
+    clock.advance(2 * 24 * 3600);
+    await deliver();
+    expect((await gw.call('GET', `/events/${eventId}`, { apiKey: m.apiKey })).status).toBe(404);
+  });
+});

@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../notifications/receiver.js';
-import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
+import { CARDS, createRequest, h2hCard, payer } from '../payments/fixtures.js';
 
 /**
  * SSRF through notification URLs, with the guard on (the test gateway runs as development, where
@@ -74,33 +75,81 @@ describe('notification URLs refused when set', () => {
   });
 });
 
+describe("a payment's notifyUrl refused when the payment is submitted", () => {
+  for (const url of [
+    'http://0x7f.1/hex',
+    'https://localhost/hook',
+    'http://[::ffff:169.254.169.254]/',
+    'gopher://x/',
+  ]) {
+    it(`${url} is refused with 400 WH003 and no payment is made`, async () => {
+      const id = await createRequest(gw, m);
+      const res = await gw.call('POST', `/payments/h2h/${id}`, {
+        apiKey: m.apiKey,
+        body: { ...h2hCard(CARDS.visa), notifyUrl: url },
+      });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toMatchObject({
+        error: 'WEBHOOK_TARGET_FORBIDDEN',
+        code: 'WH003',
+        details: { field: 'notifyUrl', value: url },
+      });
+      const payments = await gw.call('GET', `/payments?paymentRequestId=${id}`, { apiKey: m.apiKey });
+      expect(payments.body.data).toEqual([]);
+    });
+  }
+
+  it('a UPI submission is checked the same way', async () => {
+    const id = await createRequest(gw, m);
+    const res = await gw.call('POST', `/payments/h2h/${id}`, {
+      apiKey: m.apiKey,
+      body: { ...payer, upiId: 'success@upi', amount: 10.5, unit: 'EUR', notifyUrl: 'http://10.0.0.1/hook' },
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.code).toBe('WH003');
+  });
+
+  it('a public notifyUrl is accepted', async () => {
+    const id = await createRequest(gw, m);
+    const res = await gw.call('POST', `/payments/h2h/${id}`, {
+      apiKey: m.apiKey,
+      body: { ...h2hCard(CARDS.visa), notifyUrl: 'https://hooks.shop.invalid/gateway' },
+    });
+    expect(res.status, res.text).toBe(200);
+  });
+});
+
+/**
+ * A URL that passed the check when it was given and reaches a forbidden address now (its name moved,
+ * or it was stored before the check existed): written straight into the payment, since the API no
+ * longer takes it.
+ */
+async function payThenRetarget(url: string): Promise<number> {
+  const id = await createRequest(gw, m);
+  const paid = await gw.call('POST', `/payments/h2h/${id}`, { apiKey: m.apiKey, body: h2hCard(CARDS.visa) });
+  expect(paid.status, paid.text).toBe(200);
+  await sql`update payments set options = options || ${JSON.stringify({ notifyUrl: url })}::jsonb where id = ${paid.body.paymentId}`.execute(
+    gw.db,
+  );
+  return paid.body.paymentId as number;
+}
+
 describe('at delivery', () => {
   it('refuses a name that resolves to loopback at connect time, and sends nothing', async () => {
-    // payments take notifyUrl as given; the connect-time guard is what stops it.
     const port = new URL(receiver.url).port;
-    const id = await createRequest(gw, m);
-    const paid = await gw.call('POST', `/payments/h2h/${id}`, {
-      apiKey: m.apiKey,
-      body: { ...h2hCard(CARDS.visa), notifyUrl: `http://localhost:${port}/rebound` },
-    });
-    expect(paid.status, paid.text).toBe(200);
+    const paymentId = await payThenRetarget(`http://localhost:${port}/rebound`);
     await gw.runJobs();
     expect(receiver.received).toHaveLength(0);
-    const events = await gw.call('GET', `/events?paymentId=${paid.body.paymentId}`, { apiKey: m.apiKey });
+    const events = await gw.call('GET', `/events?paymentId=${paymentId}`, { apiKey: m.apiKey });
     const detail = await gw.call('GET', `/events/${events.body.data[0].id}`, { apiKey: m.apiKey });
     expect(detail.body.attempts).toEqual([
       expect.objectContaining({ statusCode: null, error: expect.objectContaining({ code: 'WH003' }) }),
     ]);
   });
 
-  it('refuses an IP literal spelled in hex as a payment notifyUrl', async () => {
+  it('refuses an IP literal spelled in hex', async () => {
     const port = new URL(receiver.url).port;
-    const id = await createRequest(gw, m);
-    const paid = await gw.call('POST', `/payments/h2h/${id}`, {
-      apiKey: m.apiKey,
-      body: { ...h2hCard(CARDS.visa), notifyUrl: `http://0x7f.1:${port}/hex` },
-    });
-    expect(paid.status, paid.text).toBe(200);
+    await payThenRetarget(`http://0x7f.1:${port}/hex`);
     await gw.runJobs();
     expect(receiver.received).toHaveLength(0);
   });

@@ -3,3 +3,10 @@ export { rotateApiKey } from './rotate-key.js';
 export { verifyApiKey } from './verify-key.js';
 export { refuseLiveKeysOnDevelopmentStore } from './refuse-live-keys-on-development-store.js';
 export { markKeyExposed, type ActiveKey } from './repository.js';
+export {
+  awaitKeyCacheAcknowledgements,
+  noKeyCache,
+  startKeyCache,
+  type KeyCache,
+  type KeyCacheStats,
+} from './key-cache.js';

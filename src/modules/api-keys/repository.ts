@@ -9,7 +9,7 @@ export interface ActiveKey {
   merchantStatus: MerchantStatus;
 }
 
-/** One indexed read per API call, never cached: a rotated key fails on the very next request everywhere. */
+/** One indexed read; the key cache (key-cache.ts) keeps its answer while it is exact. */
 export async function findActiveKey(db: Db, keyHash: string): Promise<ActiveKey | undefined> {
   return db
     .selectFrom('api_keys as k')

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.js';
 import { inTransaction, type App, type AppContext } from '../../context.js';
-import { rotateApiKey } from '../api-keys/index.js';
+import { awaitKeyCacheAcknowledgements, rotateApiKey } from '../api-keys/index.js';
 import { login } from './login.js';
 
 const LoginBody = Type.Object({
@@ -50,6 +50,8 @@ export function authRoutes(app: App, ctx: AppContext): void {
       }
       const mode = request.query.mode ?? 'test';
       const key = await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: actor.userId, mode }));
+      // Answered only once no instance's key cache can still accept the replaced key.
+      await awaitKeyCacheAcknowledgements(ctx);
       // The body is a JSON string ("svc_…"): Fastify would send a bare string reply as text/plain, unquoted.
       return reply.type('application/json').send(JSON.stringify(key));
     },

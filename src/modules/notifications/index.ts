@@ -17,6 +17,7 @@ export { getSettings } from './get-settings.js';
 export { deprecationHeaders, reportDeprecatedUse, reportExposedKey, type DeprecatedFeature } from './deprecations.js';
 export { queueNotice } from './queue-notice.js';
 export { eventHistory } from './event-history.js';
+export { checkNotifyUrl } from './check-notify-url.js';
 
 /**
  * The background side: sweeps (outbox → deliveries → receivers, and the retention), the notice job,

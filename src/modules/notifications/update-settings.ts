@@ -1,26 +1,9 @@
 import { AppError, invalidFormat } from '../../errors.js';
 import type { Config } from '../../config.js';
+import { checkNotifyUrl } from './check-notify-url.js';
 import { getSettings, loadSettingsRow, type SettingsContext } from './get-settings.js';
 import { updateSettingsRow, type MerchantScope, type SettingsChanges } from './repository.js';
 import type { Settings, UpdateSettingsInput } from './schemas.js';
-import { registrationProblem } from './target-guard.js';
-
-/** Refuses a notification URL the guard would refuse at delivery, so the merchant learns it now. */
-async function checkNotifyUrl(
-  field: string,
-  url: string,
-  config: Pick<Config, 'webhookAllowPrivateTargets'>,
-): Promise<void> {
-  const problem = await registrationProblem(url, config.webhookAllowPrivateTargets);
-  if (problem === 'url')
-    throw invalidFormat(field, url, `${field} must be an absolute http(s) URL without credentials`);
-  if (problem === 'scheme') throw forbiddenTarget(field, url, `${field} must use http or https`);
-  if (problem === 'address')
-    throw forbiddenTarget(field, url, `${field} must not reach a loopback, private, link-local or metadata address`);
-}
-
-const forbiddenTarget = (field: string, value: string, message: string) =>
-  new AppError('WEBHOOK_TARGET_FORBIDDEN', message, { details: { field, value } });
 
 /** An exact origin (scheme, host, port; no path), https in live mode. */
 function checkOrigin(value: string, livemode: boolean): void {
@@ -48,7 +31,7 @@ export async function updateSettings(
   const { scope, changes } = input;
   if (Object.keys(changes).length === 0)
     throw new AppError('VALIDATION_ERROR', 'Send at least one of businessName, notifyUrl, checkoutOrigins, eventTypes');
-  if (changes.notifyUrl) await checkNotifyUrl('notifyUrl', changes.notifyUrl, ctx.config);
+  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: changes.notifyUrl });
   for (const origin of changes.checkoutOrigins ?? []) checkOrigin(origin, scope.livemode);
   await loadSettingsRow(ctx, scope);
   const row: SettingsChanges = {};

@@ -10,6 +10,7 @@ import { resumeCardPayment } from './resume-card-payment.js';
 import { findPayment, findUsableCard, type CardRow, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
 import type { CardPaymentInput, CardPaymentResult, PaymentContext, Settlement } from './types.js';
+import { checkNotifyUrl } from '../notifications/index.js';
 
 const CARD_TOKEN_PREFIX = 'ctok_';
 
@@ -23,6 +24,7 @@ const CARD_TOKEN_PREFIX = 'ctok_';
 export async function submitCardPayment(ctx: PaymentContext, input: CardPaymentInput): Promise<CardPaymentResult> {
   const now = ctx.clock.now();
   refuseLiveMode(input, 'card processor');
+  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl as string | null });
   const resume = input.recoveryPoint?.resume;
   const resumed = resume ? await resumeCardPayment(ctx, { merchantId: input.merchantId, resume }) : undefined;
   if (resumed) return resumed;

@@ -4,6 +4,7 @@ import { refuseLiveMode } from './live-mode.js';
 import { findPayment, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
 import type { PaymentContext, Settlement, UpiPaymentInput } from './types.js';
+import { checkNotifyUrl } from '../notifications/index.js';
 
 /** decisions.md "Sandbox behaviour": username@bankcode. */
 const UPI_ID = /^[A-Za-z0-9._-]{2,256}@[A-Za-z][A-Za-z0-9]{1,63}$/;
@@ -22,6 +23,7 @@ export async function submitUpiPayment(ctx: PaymentContext, input: UpiPaymentInp
     });
   }
   refuseLiveMode(input, 'UPI service provider');
+  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl as string | null });
   const scope = { merchantId: input.merchantId, livemode: false };
 
   const { payment, resumed } = await beginAttemptWithoutCard(ctx, {

@@ -5,6 +5,7 @@ import { findPayment, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
 import { toSettlement } from './submit-card-payment.js';
 import type { PaymentContext, WalletPaymentInput } from './types.js';
+import { checkNotifyUrl } from '../notifications/index.js';
 
 export const WALLET_PROCESSOR = 'wallet';
 
@@ -16,6 +17,7 @@ export const WALLET_PROCESSOR = 'wallet';
  */
 export async function submitWalletPayment(ctx: PaymentContext, input: WalletPaymentInput): Promise<PaymentRow> {
   refuseLiveMode(input, 'wallet processor');
+  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl as string | null });
   const scope = { merchantId: input.merchantId, livemode: false };
 
   const { payment, resumed } = await beginAttemptWithoutCard(ctx, {

@@ -1,0 +1,174 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startKeyCache, type KeyCache } from '../../src/modules/api-keys/index.js';
+import { setMerchantStatus } from '../../src/modules/merchants/index.js';
+import { startHeartbeat, type Heartbeat } from '../../src/modules/instances/index.js';
+import type { NoticeHandlers, Storage } from '../../src/storage/db.js';
+import { storageKind } from '../helpers/database.js';
+import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+
+/**
+ * The exact API-key cache (src/modules/api-keys/key-cache.ts): keys are answered from memory, and once
+ * a rotation or a suspension has answered, no instance accepts the old key. On PostgreSQL the second
+ * instance is a second gateway on the same database, as in production; PGlite cannot be shared
+ * between processes, so there both roles are played by the one instance.
+ */
+const shareDatabase = storageKind() === 'postgres';
+let a: TestGateway;
+let b: TestGateway;
+beforeAll(async () => {
+  a = await startTestGateway();
+  b = shareDatabase ? await startTestGateway({ env: { DATABASE_URL: a.config.databaseUrl! } }) : a;
+});
+afterAll(async () => {
+  if (b !== a) await b?.close();
+  await a?.close();
+});
+
+const stats = (gw: TestGateway) => gw.gateway.app.ctx.keyCache.stats();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+async function signIn(gw: TestGateway, m: TestMerchant): Promise<string> {
+  const res = await gw.call('POST', '/auth/login', { body: { email: m.email, password: m.password } });
+  expect(res.status, res.text).toBe(200);
+  return res.body.accessToken as string;
+}
+
+/** The key answered from the cache of `gw`: a ping, then another that must be a hit. */
+async function warm(gw: TestGateway, apiKey: string): Promise<void> {
+  await until(() => stats(gw).usable, 'a usable cache');
+  expect((await gw.call('GET', '/ping', { apiKey })).status).toBe(200);
+  const hits = stats(gw).hits;
+  expect((await gw.call('GET', '/ping', { apiKey })).status).toBe(200);
+  expect(stats(gw).hits).toBe(hits + 1);
+}
+
+/** Requests with `apiKey` on `gw` from `workers` loops until stopped: when each was sent, and its status. */
+function load(gw: TestGateway, apiKey: string, workers = 4) {
+  const answers: Array<{ sentAt: number; status: number }> = [];
+  let running = true;
+  const loops = Array.from({ length: workers }, async () => {
+    while (running) {
+      const sentAt = performance.now();
+      const { status } = await gw.call('GET', '/ping', { apiKey });
+      answers.push({ sentAt, status });
+    }
+  });
+  return {
+    answers,
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+    },
+  };
+}
+
+describe('the key cache', () => {
+  it('answers a known key from memory, and never caches an unknown one', async () => {
+    const m = await a.merchant();
+    await warm(a, m.apiKey);
+    const unknown = 'svc_test_sk_' + 'x'.repeat(40);
+    const entries = stats(a).entries;
+    expect((await a.call('GET', '/ping', { apiKey: unknown })).status).toBe(401);
+    expect(stats(a).entries).toBe(entries);
+  });
+
+  it('refuses the old key on every instance once the rotation through another has answered, under load', async () => {
+    const m = await a.merchant();
+    await warm(b, m.apiKey);
+    const token = await signIn(a, m);
+    const traffic = [load(b, m.apiKey), load(a, m.apiKey)];
+    await sleep(300);
+    const rotated = await a.call('PUT', `/users/${m.userId}/apikey`, { headers: { authorization: `Bearer ${token}` } });
+    const answeredAt = performance.now();
+    expect(rotated.status, rotated.text).toBe(200);
+    await sleep(300);
+    await Promise.all(traffic.map((t) => t.stop()));
+
+    const answers = traffic.flatMap((t) => t.answers);
+    expect(answers.filter((r) => r.sentAt < answeredAt && r.status === 200).length).toBeGreaterThan(0);
+    const after = answers.filter((r) => r.sentAt >= answeredAt);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.filter((r) => r.status !== 401)).toEqual([]);
+    expect((await b.call('GET', '/ping', { apiKey: rotated.body as string })).status).toBe(200);
+  });
+
+  it('refuses every key of a merchant on every instance once setMerchantStatus has returned', async () => {
+    const m = await a.merchant();
+    await warm(b, m.apiKey);
+    await setMerchantStatus({ db: a.db }, { merchantId: m.merchantId, status: 'suspended' });
+    const res = await b.call('GET', '/ping', { apiKey: m.apiKey });
+    expect(res.status, res.text).toBe(403);
+    await setMerchantStatus({ db: a.db }, { merchantId: m.merchantId, status: 'active' });
+    expect((await b.call('GET', '/ping', { apiKey: m.apiKey })).status).toBe(200);
+  });
+});
+
+/**
+ * A cache of its own over the gateway's store, whose listener the test can take away: on PostgreSQL by
+ * terminating the listening backend, on PGlite (whose in-process listener cannot fail) by telling the
+ * cache its connection was lost, as storage/db.ts would.
+ */
+describe('a cache that loses its listener', () => {
+  let heartbeat: Heartbeat;
+  let cache: KeyCache;
+  let handlers: NoticeHandlers | undefined;
+  beforeAll(async () => {
+    const storage = a.gateway.app.ctx.storage;
+    const observed: Storage = {
+      ...storage,
+      listen: (channel, given) => {
+        handlers = given;
+        return storage.listen(channel, given);
+      },
+    };
+    heartbeat = await startHeartbeat(a.db, a.gateway.app.ctx.logger, { soleInstance: false });
+    cache = await startKeyCache(
+      { storage: observed, instanceId: heartbeat.instanceId, logger: a.gateway.app.ctx.logger },
+      { enabled: true },
+    );
+  });
+  afterAll(async () => {
+    await cache?.stop();
+    await heartbeat?.stop();
+  });
+
+  it('reads the database until it listens again, then caches again', async () => {
+    const m = await a.merchant();
+    const row = { keyId: 1, userId: m.userId, mode: 'test' as const, merchantId: m.merchantId };
+    let reads = 0;
+    const read = async () => {
+      reads++;
+      return { ...row, merchantStatus: 'active' as const };
+    };
+    await until(() => cache.stats().usable, 'a usable cache');
+    await cache.lookup('hash-1', read);
+    await cache.lookup('hash-1', read);
+    expect(reads).toBe(1);
+
+    if (shareDatabase) {
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity
+        where application_name = 'svc-gateway-listener' and datname = current_database()`.execute(a.db);
+      await until(() => !cache.stats().usable, 'the lost listener to be noticed');
+    } else {
+      handlers!.lost(new Error('connection lost (test)'));
+    }
+    expect(cache.stats().entries).toBe(0);
+    await cache.lookup('hash-1', read);
+    await cache.lookup('hash-1', read);
+    expect(reads).toBe(3);
+
+    await until(() => cache.stats().usable, 'the listener to come back');
+    await cache.lookup('hash-1', read);
+    await cache.lookup('hash-1', read);
+    expect(reads).toBe(4);
+  });
+});
