@@ -98,4 +98,6 @@ if [[ "$(node -v)" != v24.* ]]; then
   echo "== Node 24"
   PATH="$(scripts/node24.sh):$PATH"
 fi
+# LISTEN (the key cache) needs a session of its own: it goes to the server directly, as in production.
+export TEST_DATABASE_LISTEN_SERVER="$pg_url"
 both_passes "$bouncer_url" " through PgBouncer (transaction pooling)"

@@ -14,6 +14,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** DATABASE_LISTEN_URL: the same database reached without a transaction-pooling proxy, for LISTEN. */
+  databaseListenUrl: string | undefined;
   publicUrl: string;
   /** PUBLIC_URL was given: browsers reach the gateway there (else at its own listening address). */
   publicUrlGiven: boolean;
@@ -206,6 +208,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const smtpUrl = url('SMTP_URL', read('SMTP_URL'), ['smtp:', 'smtps:']);
 
+  const databaseListenUrl = url('DATABASE_LISTEN_URL', read('DATABASE_LISTEN_URL'), ['postgres:', 'postgresql:']);
+  if (databaseListenUrl && !databaseUrl) problems.push('DATABASE_LISTEN_URL is only used with DATABASE_URL');
   const workersRaw = read('WORKERS');
   const workers = workersRaw === 'auto' ? availableParallelism() : integer('WORKERS', 1, 1, 256);
   // PGlite lives inside one process; workers share nothing but the store, so they need a server.
@@ -221,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     databaseUrl,
+    databaseListenUrl,
     publicUrl,
     publicUrlGiven: read('PUBLIC_URL') !== undefined,
     checkoutUrl,

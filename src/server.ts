@@ -45,15 +45,17 @@ export interface PreparedStore {
 
 /** Opens the store (migrating it) and readies what every instance needs from it: the caller closes it. */
 export async function prepareStore(config: Config, clock: Clock, seedDemo = config.seedDemo): Promise<PreparedStore> {
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch(
-    (error: Error) => {
-      // Name the setting to fix (never the URL itself: it may hold a password).
-      throw new Error(
-        `${config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR'}: the store could not be opened: ${error.message}`,
-        { cause: error },
-      );
-    },
-  );
+  const storage = await openStorage({
+    databaseUrl: config.databaseUrl,
+    listenUrl: config.databaseListenUrl,
+    dataDir: config.dataDir,
+  }).catch((error: Error) => {
+    // Name the setting to fix (never the URL itself: it may hold a password).
+    throw new Error(
+      `${config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR'}: the store could not be opened: ${error.message}`,
+      { cause: error },
+    );
+  });
   try {
     await refuseLiveKeysOnDevelopmentStore({ db: storage.db }, { cardKeyInStore: cardKeyInStore(config) });
     const secrets = await loadSecrets(storage.db, config);

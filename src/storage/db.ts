@@ -33,6 +33,11 @@ export interface NoticeHandlers {
 export interface StorageOptions {
   /** A PostgreSQL server; when absent, embedded PostgreSQL in dataDir. */
   databaseUrl?: string;
+  /**
+   * Where the LISTEN connection goes (DATABASE_LISTEN_URL): a session of its own, so PostgreSQL directly
+   * when databaseUrl is a transaction-pooling PgBouncer, through which LISTEN hears nothing. Default: databaseUrl.
+   */
+  listenUrl?: string;
   /** Directory of the embedded store; "memory://" keeps it in memory (tests). */
   dataDir: string;
   poolSize?: number;
@@ -64,12 +69,12 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     // broken client is discarded when released.
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const databaseUrl = options.databaseUrl;
+    const listenUrl = options.listenUrl ?? options.databaseUrl;
     return finish(
       db,
       'postgres',
       async () => db.destroy(),
-      (channel, handlers) => listenOnServer(databaseUrl, channel, handlers),
+      (channel, handlers) => listenOnServer(listenUrl, channel, handlers),
     );
   }
 

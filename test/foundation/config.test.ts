@@ -163,6 +163,14 @@ describe('loadConfig', () => {
     expect(problems({ ...server, WORKERS: '0' }).join()).toMatch(/WORKERS must be an integer from 1 to 256/);
   });
 
+  it('takes a direct address for LISTEN beside a pooled DATABASE_URL, and only with one', () => {
+    const pooled = { DATABASE_URL: 'postgres://bouncer:6432/gw', DATABASE_LISTEN_URL: 'postgres://db:5432/gw' };
+    expect(loadConfig(pooled).databaseListenUrl).toBe('postgres://db:5432/gw');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/gw' }).databaseListenUrl).toBeUndefined();
+    expect(problems({ DATABASE_LISTEN_URL: 'postgres://db:5432/gw' }).join()).toMatch(/only used with DATABASE_URL/);
+    expect(problems({ ...pooled, DATABASE_LISTEN_URL: 'redis://x' }).join()).toMatch(/DATABASE_LISTEN_URL/);
+  });
+
   it('reports every bad value at once', () => {
     const found = problems({ PORT: 'x', NODE_ENV: 'staging', DATABASE_URL: 'mysql://x', JWT_SECRET: 'short' });
     expect(found).toHaveLength(4);

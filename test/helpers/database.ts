@@ -21,4 +21,18 @@ export async function freshDatabaseUrl(): Promise<string | undefined> {
   return url.toString();
 }
 
+/**
+ * The suite's last server pass reaches PostgreSQL through a transaction-pooling PgBouncer
+ * (scripts/test.sh), through which LISTEN hears nothing; TEST_DATABASE_LISTEN_SERVER is the server
+ * itself, and a database behind the bouncer is listened to there (DATABASE_LISTEN_URL), as in production.
+ */
+export function listenEnvFor(databaseUrl: string | undefined): Record<string, string> {
+  const direct = process.env.TEST_DATABASE_LISTEN_SERVER;
+  const pooled = process.env.TEST_DATABASE_URL;
+  if (!direct || !pooled || !databaseUrl || new URL(databaseUrl).host !== new URL(pooled).host) return {};
+  const url = new URL(direct);
+  url.pathname = new URL(databaseUrl).pathname;
+  return { DATABASE_LISTEN_URL: url.toString() };
+}
+
 export const storageKind = () => (process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite');

@@ -8,7 +8,7 @@ import { createMerchant, setMerchantStatus } from '../../src/modules/merchants/i
 import { startGateway, type Gateway, type StartOptions } from '../../src/server.js';
 import type { Db } from '../../src/storage/db.js';
 import type { KeyMode, MerchantStatus } from '../../src/storage/schema.js';
-import { freshDatabaseUrl } from './database.js';
+import { freshDatabaseUrl, listenEnvFor } from './database.js';
 import { useStarted } from './lifecycle.js';
 
 export interface CallOptions {
@@ -70,6 +70,7 @@ export async function startTestGateway(
     LOG_LEVEL: 'info',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
+    ...listenEnvFor(options.env?.DATABASE_URL ?? databaseUrl),
   });
   let logText = '';
   const logDestination = new Writable({

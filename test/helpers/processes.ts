@@ -27,6 +27,7 @@ const CONFIG_VARS = [
   'REDIS_URL',
   'SEED_DEMO',
   'WORKERS',
+  'DATABASE_LISTEN_URL',
 ];
 
 export function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {
