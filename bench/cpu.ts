@@ -43,14 +43,26 @@ export interface CpuMeter {
   read(): Record<string, number>;
 }
 
+/** A process and its children (a WORKERS=n gateway: the cluster's primary and its workers). */
+export function withChildren(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    return [pid, ...children.map(Number)];
+  } catch {
+    return [pid];
+  }
+}
+
 /** Meters named processes, and optionally the PostgreSQL backends of one database (they come and go). */
-export function startCpuMeter(processes: Record<string, number>, database?: string): CpuMeter {
+export function startCpuMeter(processes: Record<string, number | number[]>, database?: string): CpuMeter {
   const start = new Map<number, number>();
   const sample = () => {
     const now = new Map<number, { group: string; ms: number }>();
-    for (const [group, pid] of Object.entries(processes)) {
-      const ms = cpuMs(pid);
-      if (ms !== undefined) now.set(pid, { group, ms });
+    for (const [group, pids] of Object.entries(processes)) {
+      for (const pid of [pids].flat()) {
+        const ms = cpuMs(pid);
+        if (ms !== undefined) now.set(pid, { group, ms });
+      }
     }
     if (database) {
       for (const pid of backendsOf(database)) {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startBlackHole } from './black-hole.js';
-import { startCpuMeter } from './cpu.js';
+import { startCpuMeter, withChildren } from './cpu.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { freePort, onInterrupt, runNode, startChild, waitForHttp, type Child } from './processes.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
@@ -15,7 +15,7 @@ import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type 
 import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from './supply.js';
 
 /**
- * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile]`
+ * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile --workers 2]`
  * Approved h2h card payments per second through the real gateway on PostgreSQL and PGlite, next
  * to a one-INSERT baseline, and the scenarios beside them (the same payments notifying a receiver
  * that never answers); writes docs/performance.md (not with --profile, which slows the
@@ -31,6 +31,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     stores: { type: 'string', default: 'postgres,pglite' },
     profile: { type: 'boolean', default: false },
+    workers: { type: 'string', default: '1' },
   },
 });
 const DURATION = Number(args.duration);
@@ -38,6 +39,8 @@ const WARMUP = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
 const STORES = args.stores.split(',') as Array<'postgres' | 'pglite'>;
 const PROFILE = args.profile;
+/** --workers n (n > 1): the PostgreSQL payment and ping figures again with WORKERS=n, next to one process. */
+const WORKERS = Number(args.workers);
 
 const secret = () => randomBytes(32).toString('base64url');
 const JWT_SECRET = secret();
@@ -138,7 +141,7 @@ const gatewaySettings = () =>
 /** A load run with the CPU each process spent on it, in milliseconds per answered request. */
 async function meteredLoad(
   options: LoadOptions,
-  processes: Record<string, number>,
+  processes: Record<string, number | number[]>,
   database: string | undefined,
 ): Promise<LoadResult> {
   const meter = startCpuMeter(processes, database);
@@ -220,8 +223,14 @@ async function runGatewayRound(
     };
     const gateway = await startGateway();
     const user = { email: USER.email, password: USER.password, userId: created.userId };
-    const apiKey = await testApiKey(gatewayUrl, user);
-    const pay = async (seconds: number, supply: number, body = h2hCardBody()) => {
+    // Replaced when a later gateway of this round makes its own key (the rotation ends the old one).
+    let apiKey = await testApiKey(gatewayUrl, user);
+    const pay = async (
+      seconds: number,
+      supply: number,
+      body = h2hCardBody(),
+      gatewayPids: number | number[] = gateway.process.pid!,
+    ) => {
       const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
       let next = 0;
       return meteredLoad(
@@ -236,7 +245,7 @@ async function runGatewayRound(
           amount: ids.length,
           isFailure: (body) => !body.includes('"status":"succeeded"'),
         },
-        { gateway: gateway.process.pid!, sandbox: sandbox.process.pid! },
+        { gateway: gatewayPids, sandbox: sandbox.process.pid! },
         store.database,
       );
     };
@@ -258,7 +267,7 @@ async function runGatewayRound(
 
     // Authenticated GET /ping, with the key cache (this gateway), then without it (restarted with
     // API_KEY_CACHE=false: every call reads its key from the database, as before the cache).
-    const ping = async (key: string, processes: Record<string, number>) => {
+    const ping = async (key: string, processes: Record<string, number | number[]>) => {
       const options = {
         url: `${gatewayUrl}/ping`,
         connections: CONNECTIONS,
@@ -275,6 +284,29 @@ async function runGatewayRound(
     children.splice(children.indexOf(gateway), 1);
     const uncachedGateway = await startGateway({ API_KEY_CACHE: 'false' }, undefined);
     const pingUncached = await ping(await testApiKey(gatewayUrl, user), { gateway: uncachedGateway.process.pid! });
+
+    // The same gateway as WORKERS processes behind its one port (PostgreSQL only: PGlite is one process).
+    const workerScenarios: Scenario[] = [];
+    if (WORKERS > 1 && store.kind === 'postgres') {
+      await uncachedGateway.stop();
+      children.splice(children.indexOf(uncachedGateway), 1);
+      const cluster = await startGateway({ WORKERS: String(WORKERS) }, undefined);
+      const pids = withChildren(cluster.process.pid!);
+      apiKey = await testApiKey(gatewayUrl, user);
+      log(`  ${store.kind}: ${WORKERS} workers: payments, then authenticated GET /ping`);
+      await pay(WARMUP, Math.max(CONNECTIONS * 4, Math.round(WARMUP * 1500)), h2hCardBody(), pids);
+      const clusterPayments = await pay(DURATION, supply, h2hCardBody(), pids);
+      const clusterPing = await ping(apiKey, { gateway: pids });
+      workerScenarios.push(
+        { name: `Approved card payments, \`WORKERS=${WORKERS}\``, result: clusterPayments, payments: true },
+        {
+          name: `Authenticated \`GET /ping\`, key cache on, \`WORKERS=${WORKERS}\``,
+          result: clusterPing,
+          payments: false,
+          versusRawJson: true,
+        },
+      );
+    }
     return {
       payments,
       scenarios: [
@@ -297,6 +329,7 @@ async function runGatewayRound(
           payments: false,
           versusRawJson: true,
         },
+        ...workerScenarios,
       ],
       succeededInDb,
     };
