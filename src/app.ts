@@ -32,6 +32,7 @@ import * as callbacks from './modules/callbacks/index.js';
 import { createVault, parseVaultKeys } from './modules/cards/index.js';
 import * as checkoutSessions from './modules/checkout-sessions/index.js';
 import * as customers from './modules/customers/index.js';
+import * as metrics from './modules/metrics/index.js';
 import * as notifications from './modules/notifications/index.js';
 import * as paymentRequests from './modules/payment-requests/index.js';
 import * as payments from './modules/payments/index.js';
@@ -84,6 +85,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     ...(config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const keyCache = options.keyCache ?? noKeyCache;
   const ctx: AppContext = {
     config,
     storage,
@@ -98,7 +100,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
     checkoutVerifier: checkoutSessions.checkoutTokenVerifier({ db: storage.db, clock }),
     instanceId: options.instanceId,
-    keyCache: options.keyCache ?? noKeyCache,
+    keyCache,
+    metrics: metrics.createMetrics({ db: storage.db, clock, storage, keyCache }, options.sandboxUrl),
   };
   // The one wiring point: what each module contributes to the job queue and the callback dispatch.
   ctx.jobs.use(paymentRequests.jobs(ctx));
@@ -110,6 +113,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const notificationWorker = notifications.worker(ctx);
   ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
   app.addHook('onClose', () => ctx.processors.close());
+  app.addHook('onClose', async () => ctx.metrics.close());
   app.addHook('onClose', () => notificationWorker.close());
   app.decorate('ctx', ctx);
 
@@ -148,6 +152,14 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
+  app.addHook('onResponse', async (request, reply) =>
+    ctx.metrics.observeRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    ),
+  );
   // Before the handler, so the report is written by the time the answer leaves.
   app.addHook('preHandler', reportDeprecatedVersion(ctx));
 
@@ -165,6 +177,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   payments.routes(app, ctx);
   if (!config.sandboxUrl) await sandboxPages(app, options.sandboxUrl);
   notifications.routes(app, ctx);
+  metrics.routes(app, ctx);
   reports.routes(app, ctx);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',

@@ -53,6 +53,8 @@ export interface Config {
   apiKeyCache: boolean;
   /** Where e-mail notices go; unset in development → a file outbox under the data directory. */
   smtpUrl: string | undefined;
+  /** METRICS_TOKEN: GET /metrics takes it as a bearer token; unset, /metrics is served only in development. */
+  metricsToken: string | undefined;
   /** WORKERS: processes serving the one port (Node's cluster module); more than one needs DATABASE_URL. */
   workers: number;
 }
@@ -208,6 +210,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const smtpUrl = url('SMTP_URL', read('SMTP_URL'), ['smtp:', 'smtps:']);
 
+  const metricsToken = read('METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{32,}$/.test(metricsToken))
+    problems.push('METRICS_TOKEN must be at least 32 printable characters without spaces');
   const databaseListenUrl = url('DATABASE_LISTEN_URL', read('DATABASE_LISTEN_URL'), ['postgres:', 'postgresql:']);
   if (databaseListenUrl && !databaseUrl) problems.push('DATABASE_LISTEN_URL is only used with DATABASE_URL');
   const workersRaw = read('WORKERS');
@@ -250,5 +255,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs,
     smtpUrl,
     workers,
+    metricsToken,
   };
 }

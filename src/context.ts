@@ -9,6 +9,7 @@ import type { AccessTokens } from './modules/auth/jwt.js';
 import type { KeyCache } from './modules/api-keys/key-cache.js';
 import type { CallbackHandlers } from './modules/callbacks/dispatch.js';
 import type { Vault } from './modules/cards/vault.js';
+import type { Metrics } from './modules/metrics/registry.js';
 import type { ProcessorRegistry } from './processors/registry.js';
 import type { Db, Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
@@ -50,6 +51,8 @@ export interface AppContext {
   instanceId: string;
   /** The exact API-key cache of this instance (modules/api-keys/key-cache.ts). */
   keyCache: KeyCache;
+  /** Prometheus metrics of this instance (modules/metrics), served at GET /metrics. */
+  metrics: Metrics;
 }
 
 /** The slice of the context most actions need: a db handle (or the caller's transaction) and the clock. */

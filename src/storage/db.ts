@@ -23,6 +23,8 @@ export interface Storage {
    * the connection cannot be lost. Resolves to the function that stops listening.
    */
   listen(channel: string, handlers: NoticeHandlers): Promise<() => Promise<void>>;
+  /** The PostgreSQL pool's connections now (the embedded store has no pool). */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 export interface NoticeHandlers {
@@ -70,12 +72,16 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const listenUrl = options.listenUrl ?? options.databaseUrl;
-    return finish(
+    const storage = await finish(
       db,
       'postgres',
       async () => db.destroy(),
       (channel, handlers) => listenOnServer(listenUrl, channel, handlers),
     );
+    return {
+      ...storage,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
   }
 
   const inMemory = options.dataDir === 'memory://';

@@ -28,6 +28,7 @@ const CONFIG_VARS = [
   'SEED_DEMO',
   'WORKERS',
   'DATABASE_LISTEN_URL',
+  'METRICS_TOKEN',
 ];
 
 export function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {

@@ -1,0 +1,135 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Clock } from '../../lib/clock.js';
+import type { Db, Storage } from '../../storage/db.js';
+import { countPaymentsByStatus, queueLag } from './repository.js';
+
+/**
+ * The gateway's Prometheus metrics, one registry per gateway (tests run several in one process).
+ * Counted in process on the request path (cheap: a histogram observation per answer); read from
+ * the store at scrape time for what the store knows better (payments by status, queue lag).
+ */
+export interface Metrics {
+  registry: Registry;
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  close(): void;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What the metrics read (a structural slice of the app context: this file is imported by context.ts). */
+interface MetricsSources {
+  db: Db;
+  clock: Clock;
+  storage: Pick<Storage, 'poolStats'>;
+  keyCache: { stats(): { hits: number; misses: number } };
+}
+
+export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+
+  const requests = new Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'HTTP answers by method, route and status, and how long they took',
+    labelNames: ['method', 'route', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const processorCalls = new Histogram({
+    name: 'svc_processor_request_duration_seconds',
+    help: 'Calls to payment processors (until the answer head), by processor and status',
+    labelNames: ['processor', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'svc_payments',
+    help: 'Payments in the store by status, processor and mode (the same on every instance)',
+    labelNames: ['status', 'processor', 'mode'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await countPaymentsByStatus(ctx.db))
+        this.set({ status: row.status, processor: row.processor, mode: row.livemode ? 'live' : 'test' }, row.count);
+    },
+  });
+  new Gauge({
+    name: 'svc_queue_lag_seconds',
+    help: 'How long the oldest due item has waited past its time: jobs, and notification attempts',
+    labelNames: ['queue'],
+    registers: [registry],
+    async collect() {
+      const now = ctx.clock.now();
+      const lag = await queueLag(ctx.db, now);
+      const seconds = (oldest: Date | null) => (oldest ? (now.getTime() - new Date(oldest).getTime()) / 1000 : 0);
+      this.set({ queue: 'jobs' }, seconds(lag.jobs));
+      this.set({ queue: 'notifications' }, seconds(lag.deliveries));
+    },
+  });
+  new Counter({
+    name: 'svc_key_cache_lookups_total',
+    help: 'API-key lookups answered from the cache (hit) or the database (miss)',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      const stats = ctx.keyCache.stats();
+      this.reset();
+      this.inc({ result: 'hit' }, stats.hits);
+      this.inc({ result: 'miss' }, stats.misses);
+    },
+  });
+  new Gauge({
+    name: 'svc_db_pool_connections',
+    help: 'Database pool connections: total, idle, and requests waiting for one (PostgreSQL only)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const pool = ctx.storage.poolStats?.();
+      if (!pool) return;
+      this.set({ state: 'total' }, pool.total);
+      this.set({ state: 'idle' }, pool.idle);
+      this.set({ state: 'waiting' }, pool.waiting);
+    },
+  });
+
+  const stopWatching = watchProcessorCalls(processorsUrl, (processor, status, seconds) =>
+    processorCalls.observe({ processor, status }, seconds),
+  );
+  return {
+    registry,
+    observeRequest: (method, route, status, seconds) => requests.observe({ method, route, status }, seconds),
+    close: stopWatching,
+  } satisfies Metrics;
+}
+
+/**
+ * Processor calls timed from undici's diagnostics channels, so the processor adapters stay as they
+ * are: every request to the processors' origin, labelled by the first path segment (the processor).
+ */
+function watchProcessorCalls(processorsUrl: string, observe: (processor: string, status: string, s: number) => void) {
+  const origin = new URL(processorsUrl).origin;
+  const started = new WeakMap<object, { processor: string; at: bigint }>();
+  type Message = { request: { origin?: string | URL; path: string }; response?: { statusCode: number } };
+  const onCreate = (message: unknown) => {
+    const { request } = message as Message;
+    if (String(request.origin) !== origin) return;
+    started.set(request, { processor: request.path.split('/')[1] ?? '', at: process.hrtime.bigint() });
+  };
+  const finish = (status: (message: Message) => string) => (message: unknown) => {
+    const call = started.get((message as Message).request);
+    if (!call) return;
+    started.delete((message as Message).request);
+    observe(call.processor, status(message as Message), Number(process.hrtime.bigint() - call.at) / 1e9);
+  };
+  const onHeaders = finish((message) => String(message.response?.statusCode ?? 0));
+  const onError = finish(() => 'error');
+  subscribe('undici:request:create', onCreate);
+  subscribe('undici:request:headers', onHeaders);
+  subscribe('undici:request:error', onError);
+  return () => {
+    unsubscribe('undici:request:create', onCreate);
+    unsubscribe('undici:request:headers', onHeaders);
+    unsubscribe('undici:request:error', onError);
+  };
+}
