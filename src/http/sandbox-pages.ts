@@ -4,12 +4,16 @@ import type { App } from '../context.js';
 
 const AcsParams = Type.Object({ acsId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
 const AcsDecision = Type.Object({ decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]) });
+const PayerParams = Type.Object({ intentId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
+const PayerDecision = Type.Object({ decision: Type.Union([Type.Literal('approve'), Type.Literal('decline')]) });
 
 /**
- * The built-in sandbox's 3-D Secure challenge page, served under the gateway's own address: the
- * sandbox listens on a random loopback port no payer's browser can reach, so the gateway relays its
- * `GET /acs/{id}` and the form's `POST /acs/{id}` (decisions.md "3-D Secure return flow"). Only
- * registered when the gateway runs the built-in sandbox; an external one has its own public address.
+ * The built-in sandbox's browser pages, served under the gateway's own address: the 3-D Secure
+ * challenge page (`/acs/{id}`) and the UPI intent's payer page (`/upi-payer/{id}`, standing for the
+ * payer's UPI app). The sandbox listens on a random loopback port no payer's browser can reach, so the
+ * gateway relays each page's GET and its form's POST (decisions.md "3-D Secure return flow", "UPI
+ * intent"). Only registered when the gateway runs the built-in sandbox; an external one has its own
+ * public address.
  */
 export async function sandboxPages(app: App, sandboxUrl: string): Promise<void> {
   await app.register(async (plugin) => {
@@ -18,8 +22,8 @@ export async function sandboxPages(app: App, sandboxUrl: string): Promise<void> 
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
-    const relay = async (method: 'GET' | 'POST', acsId: string, body: string | undefined, reply: FastifyReply) => {
-      const answer = await fetch(`${sandboxUrl}/acs/${encodeURIComponent(acsId)}`, {
+    const relay = async (method: 'GET' | 'POST', path: string, body: string | undefined, reply: FastifyReply) => {
+      const answer = await fetch(`${sandboxUrl}${path}`, {
         method,
         body,
         headers: body ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
@@ -33,14 +37,25 @@ export async function sandboxPages(app: App, sandboxUrl: string): Promise<void> 
         .send(await answer.text());
     };
     const config = { auth: 'none' as const };
+    const acsPath = (acsId: string) => `/acs/${encodeURIComponent(acsId)}`;
     scope.get('/acs/:acsId', { schema: { hide: true, params: AcsParams }, config }, async (request, reply) =>
-      relay('GET', request.params.acsId, undefined, reply),
+      relay('GET', acsPath(request.params.acsId), undefined, reply),
     );
     scope.post(
       '/acs/:acsId',
       { schema: { hide: true, params: AcsParams, body: AcsDecision }, config },
       async (request, reply) =>
-        relay('POST', request.params.acsId, new URLSearchParams(request.body).toString(), reply),
+        relay('POST', acsPath(request.params.acsId), new URLSearchParams(request.body).toString(), reply),
+    );
+    const payerPath = (intentId: string) => `/upi-payer/${encodeURIComponent(intentId)}`;
+    scope.get('/upi-payer/:intentId', { schema: { hide: true, params: PayerParams }, config }, async (request, reply) =>
+      relay('GET', payerPath(request.params.intentId), undefined, reply),
+    );
+    scope.post(
+      '/upi-payer/:intentId',
+      { schema: { hide: true, params: PayerParams, body: PayerDecision }, config },
+      async (request, reply) =>
+        relay('POST', payerPath(request.params.intentId), new URLSearchParams(request.body).toString(), reply),
     );
   });
 }

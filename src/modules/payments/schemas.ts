@@ -109,9 +109,30 @@ export const H2hTokenBody = object(
   },
   'Host-to-host stored token',
 );
+const UpiId = Type.String({ minLength: 1, maxLength: 255, description: 'username@bankcode' });
 export const H2hUpiBody = object(
-  { upiId: Type.String({ minLength: 1, maxLength: 255 }), ...Payer, ...Amount, ...Common, ...Notification },
-  'Host-to-host UPI',
+  {
+    upiId: UpiId,
+    upiFlow: Type.Optional(Type.Literal('collect', { description: 'The default: a collect request to upiId' })),
+    ...Payer,
+    ...Amount,
+    ...Common,
+    ...Notification,
+  },
+  "Host-to-host UPI collect: a collect request to the payer's UPI id, approved in their UPI app",
+);
+export const H2hUpiIntentBody = object(
+  {
+    upiFlow: Type.Literal('intent', {
+      description: 'An intent: answered with a upi:// link (upiIntentUrl) to show as a QR code or open in a UPI app',
+    }),
+    upiId: Type.Optional(UpiId),
+    ...Payer,
+    ...Amount,
+    ...Common,
+    ...Notification,
+  },
+  'Host-to-host UPI intent: no UPI id needed; the payer scans or opens the upi://pay link',
 );
 export const ProcessorCardBody = object(
   {
@@ -161,8 +182,8 @@ export const WalletBody = object(
 );
 export type WalletPayment = Static<typeof WalletBody>;
 
-/** For the OpenAPI document: the h2h path takes one of the three variants, chosen by number / token / upiId. */
-export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody]);
+/** For the OpenAPI document: the h2h path takes one of its variants, chosen by number / token / upiId or upiFlow. */
+export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody, H2hUpiIntentBody]);
 
 export type H2hCard = Static<typeof H2hCardBody>;
 export type H2hToken = Static<typeof H2hTokenBody>;
@@ -180,7 +201,14 @@ export const Payment = Type.Object({
   ),
   challengeRequired: Type.Boolean(),
   redirectUrl: Type.Union([Type.String(), Type.Null()], {
-    description: '3-D Secure challenge page to send the payer to',
+    description: "3-D Secure challenge page, or a UPI intent's payer page (sandbox), to send the payer to",
+  }),
+  upiIntentUrl: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'A UPI intent waiting for the payer: the upi://pay link (payee, amount, currency, reference) to show as a QR code or open in a UPI app',
+  }),
+  upiExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'A UPI payment waiting for the payer: when it lapses (UPI_COLLECT_TTL_SECONDS after it began)',
   }),
   amount: Type.Number(),
   currency: Type.String(),
