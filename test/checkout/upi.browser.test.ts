@@ -6,11 +6,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShop, type Shop } from '../../examples/merchant/shop.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { freePort } from '../helpers/ports.js';
 import { ROOT } from '../helpers/processes.js';
 import { payer } from '../payments/fixtures.js';
 
@@ -21,14 +21,6 @@ let gw: TestGateway;
 let shop: Shop;
 let browser: Browser;
 let context: BrowserContext;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   const executablePath = execFileSync('bash', ['scripts/chromium.sh'], { cwd: ROOT, encoding: 'utf8' }).trim();

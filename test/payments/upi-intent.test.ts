@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { createRequest, payer, waitForStatus } from './fixtures.js';
+import { createRequest, expectUpiExpiry, payer, waitForStatus } from './fixtures.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -95,16 +95,7 @@ describe('UPI intent (upiFlow: "intent")', () => {
 
   it('unanswered: fails after UPI_COLLECT_TTL_SECONDS (manual clock); a late approval changes nothing', async () => {
     const { id, res } = await intent();
-    gw.clock.advance(299);
-    await gw.runJobs();
-    expect((await read(res.body.paymentId)).status).toBe('requires_action');
-    gw.clock.advance(2);
-    await gw.runJobs();
-    expect(await read(res.body.paymentId)).toMatchObject({
-      status: 'failed',
-      failure: { error: 'UPI_TRANSACTION_FAILED', details: { upiResponse: null, reason: 'collect_expired' } },
-    });
-    expect(await statusOf(id)).toMatchObject({ status: 'open' });
+    await expectUpiExpiry(gw, m, res.body.paymentId, id);
     // The sandbox's own clock has not run out: the payer still approves there, too late for the gateway.
     await answer(res.body.redirectUrl, 'approve');
     for (let i = 0; i < 100 && !(await callbacksOf(res.body.transactionId)).some((c) => c.status === 200); i++)

@@ -3,6 +3,7 @@ import './upi.css';
 import { ApiError, type Payment } from './api.js';
 import { digitsOf } from './card.js';
 import { h } from './dom.js';
+import { PAYER_CONTACT_FIELDS, type Field as CardField } from './form.js';
 
 /** What the UPI panel sends: the h2h UPI variant's fields (amount and unit are added by the page). */
 export interface UpiSubmission {
@@ -43,70 +44,26 @@ const POLL_MS = 2000;
 const PAID = new Set(['paid', 'authorized', 'partially_refunded', 'refunded']);
 const GONE = new Set(['expired', 'canceled']);
 
-interface Field {
-  name: Exclude<keyof UpiSubmission, 'upiFlow'>;
-  label: string;
-  autocomplete: string;
-  type?: string;
-  inputmode?: string;
-  maxlength: number;
-  check(value: string): string | null;
-}
+/** The card form's field shape, for the UPI ID and the payer fields. */
+type Field = Omit<CardField, 'name'> & { name: string };
 
-const required = (what: string) => (value: string) => (value.trim() ? null : `Enter ${what}.`);
-
-// The spec requires every payer field for host-to-host UPI; bounds as for cards.
+// The spec requires every payer field for host-to-host UPI: the card form's, with the payer's own name.
 const FIELDS: Field[] = [
   {
     name: 'upiId',
     label: 'UPI ID (like name@bank)',
     autocomplete: 'off',
-    type: 'text',
     maxlength: 255,
     check: (value) => (UPI_ID.test(value.trim()) ? null : 'Enter your UPI ID as username@bankcode, like jane@okaxis.'),
   },
-  { name: 'name', label: 'Your name', autocomplete: 'name', maxlength: 100, check: required('your name') },
   {
-    name: 'email',
-    label: 'Email',
-    autocomplete: 'email',
-    type: 'email',
+    name: 'name',
+    label: 'Your name',
+    autocomplete: 'name',
     maxlength: 100,
-    check: (value) => (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim()) ? null : 'Enter a valid email address.'),
+    check: (value) => (value.trim() ? null : 'Enter your name.'),
   },
-  {
-    name: 'phoneNumber',
-    label: 'Phone, with country code',
-    autocomplete: 'tel',
-    type: 'tel',
-    inputmode: 'tel',
-    maxlength: 18,
-    check: (value) =>
-      /^\d{10,14}$/.test(digitsOf(value)) ? null : 'Enter 10 to 14 digits, starting with the country code.',
-  },
-  { name: 'address', label: 'Address', autocomplete: 'address-line1', maxlength: 100, check: required('your address') },
-  { name: 'city', label: 'City', autocomplete: 'address-level2', maxlength: 50, check: required('your city') },
-  {
-    name: 'state',
-    label: 'State or region',
-    autocomplete: 'address-level1',
-    maxlength: 50,
-    check: required('your state or region'),
-  },
-  {
-    name: 'postalCode',
-    label: 'Postal code',
-    autocomplete: 'postal-code',
-    maxlength: 10,
-    check: required('your postal code'),
-  },
-  {
-    name: 'country',
-    label: 'Country code (2 letters)',
-    autocomplete: 'country',
-    maxlength: 2,
-    check: (value) => (/^[A-Za-z]{2}$/.test(value.trim()) ? null : 'Enter the two-letter country code, like IN.'),
-  },
+  ...PAYER_CONTACT_FIELDS,
 ];
 
 /**
@@ -140,16 +97,16 @@ export function upiPanel(hooks: UpiHooks): { element: HTMLElement; focus(): void
       type: field.type ?? 'text',
       autocomplete: field.autocomplete,
       inputmode: field.inputmode,
-      maxlength: String(field.maxlength),
+      maxlength: field.maxlength === undefined ? undefined : String(field.maxlength),
       required: true,
       spellcheck: 'false',
       'aria-describedby': `${id}-error`,
     });
     if (field.name === 'country') input.value = hooks.country;
-    input.addEventListener('blur', () => input.value && setError(field, field.check(input.value)));
+    input.addEventListener('blur', () => input.value && setError(field, field.check(input.value, {})));
     // A fixed error clears as soon as the value is right; a new one waits for blur or submit.
     input.addEventListener('input', () => {
-      if (input.getAttribute('aria-invalid') && !field.check(input.value)) setError(field, null);
+      if (input.getAttribute('aria-invalid') && !field.check(input.value, {})) setError(field, null);
     });
     inputs.set(field.name, input);
     errors.set(field.name, h('p', { class: 'field-error', id: `${id}-error` }));
@@ -167,7 +124,7 @@ export function upiPanel(hooks: UpiHooks): { element: HTMLElement; focus(): void
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const fields = active();
-    const problems = fields.map((field) => [field, field.check(inputs.get(field.name)!.value)] as const);
+    const problems = fields.map((field) => [field, field.check(inputs.get(field.name)!.value, {})] as const);
     for (const [field, message] of problems) setError(field, message);
     const first = problems.find(([, message]) => message);
     if (first) {
