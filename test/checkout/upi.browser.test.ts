@@ -5,7 +5,8 @@
  * Screenshots go to .tmp/screenshots/ (not committed).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShop, type Shop } from '../../examples/merchant/shop.js';
@@ -71,9 +72,21 @@ async function paymentsOf(requestId: number) {
     .execute();
 }
 
+/** The serious and critical axe-core findings in the checkout frame (axe is injected: the context must bypass the CSP). */
+async function audit(page: Page): Promise<Array<{ id: string; impact: string }>> {
+  const checkoutFrame = page.frames().find((f) => f.url().includes('/main'))!;
+  const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await checkoutFrame.addScriptTag({ content: axeSource });
+  const found = await checkoutFrame.evaluate(async () => {
+    const run = (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run();
+    return (await run).violations.map((v) => ({ id: v.id, impact: v.impact }));
+  });
+  return found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+}
+
 /** The shop's checkout for ₹499, UPI chosen, the payer's details filled in. */
-async function openUpi(): Promise<{ page: Page; frame: FrameLocator }> {
-  const page = await context.newPage();
+async function openUpi(within = context): Promise<{ page: Page; frame: FrameLocator }> {
+  const page = await within.newPage();
   await page.goto(`${shop.url}/checkout?amount=499&currency=INR`);
   const frame = checkout(page);
   await frame.getByRole('radio', { name: 'UPI', exact: true }).check();
@@ -147,5 +160,23 @@ describe('UPI in the hosted checkout embedded in the example shop', () => {
     expect(paid).toMatchObject({ paymentId: payment.id, status: 'succeeded' });
     await page.screenshot({ path: `${SCREENSHOTS}/upi-5-intent-success.png`, fullPage: true });
     await page.close();
+  }, 90_000);
+
+  it('has no serious accessibility violation (axe-core) on the UPI form, its errors and the QR wait', async () => {
+    const axeContext = await browser.newContext({
+      viewport: { width: 360, height: 800 },
+      locale: 'en-IN',
+      bypassCSP: true,
+    });
+    const { page, frame } = await openUpi(axeContext);
+    expect(await audit(page)).toEqual([]);
+    await frame.getByRole('button', { name: /^Pay/ }).click();
+    await frame.locator('#upi-upiId-error', { hasText: 'Enter your UPI ID' }).waitFor();
+    expect(await audit(page)).toEqual([]);
+    await frame.getByRole('radio', { name: 'QR code: scan with any UPI app' }).check();
+    await frame.getByRole('button', { name: /^Pay/ }).click();
+    await frame.getByRole('img', { name: 'QR code of the UPI payment link' }).waitFor();
+    expect(await audit(page)).toEqual([]);
+    await axeContext.close();
   }, 90_000);
 });
