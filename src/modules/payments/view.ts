@@ -16,7 +16,7 @@ export function paymentView(
     transactionId: payment.processor_payment_id,
     paymentRequestId: payment.payment_request_id,
     status: payment.status,
-    challengeRequired: payment.status === 'requires_action',
+    challengeRequired: waiting,
     redirectUrl: waiting ? payment.challenge_url : null,
     upiIntentUrl: waiting ? payment.upi_intent_url : null,
     upiExpiresAt: waiting ? upiExpiry(payment) : null,
