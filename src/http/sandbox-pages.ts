@@ -2,10 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../context.js';
 
-const AcsParams = Type.Object({ acsId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
-const AcsDecision = Type.Object({ decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]) });
-const PayerParams = Type.Object({ intentId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
-const PayerDecision = Type.Object({ decision: Type.Union([Type.Literal('approve'), Type.Literal('decline')]) });
+const PageParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
+const decision = (...choices: string[]) =>
+  Type.Object({ decision: Type.Union(choices.map((choice) => Type.Literal(choice))) });
+/** The relayed pages and the answers their forms post. */
+const PAGES = [
+  { path: '/acs', body: decision('approve', 'deny') },
+  { path: '/upi-payer', body: decision('approve', 'decline') },
+];
 
 /**
  * The built-in sandbox's browser pages, served under the gateway's own address: the 3-D Secure
@@ -18,7 +22,7 @@ const PayerDecision = Type.Object({ decision: Type.Union([Type.Literal('approve'
 export async function sandboxPages(app: App, sandboxUrl: string): Promise<void> {
   await app.register(async (plugin) => {
     const scope = plugin as App;
-    // The ACS page posts a plain HTML form.
+    // Both pages post plain HTML forms.
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
@@ -37,25 +41,17 @@ export async function sandboxPages(app: App, sandboxUrl: string): Promise<void> 
         .send(await answer.text());
     };
     const config = { auth: 'none' as const };
-    const acsPath = (acsId: string) => `/acs/${encodeURIComponent(acsId)}`;
-    scope.get('/acs/:acsId', { schema: { hide: true, params: AcsParams }, config }, async (request, reply) =>
-      relay('GET', acsPath(request.params.acsId), undefined, reply),
-    );
-    scope.post(
-      '/acs/:acsId',
-      { schema: { hide: true, params: AcsParams, body: AcsDecision }, config },
-      async (request, reply) =>
-        relay('POST', acsPath(request.params.acsId), new URLSearchParams(request.body).toString(), reply),
-    );
-    const payerPath = (intentId: string) => `/upi-payer/${encodeURIComponent(intentId)}`;
-    scope.get('/upi-payer/:intentId', { schema: { hide: true, params: PayerParams }, config }, async (request, reply) =>
-      relay('GET', payerPath(request.params.intentId), undefined, reply),
-    );
-    scope.post(
-      '/upi-payer/:intentId',
-      { schema: { hide: true, params: PayerParams, body: PayerDecision }, config },
-      async (request, reply) =>
-        relay('POST', payerPath(request.params.intentId), new URLSearchParams(request.body).toString(), reply),
-    );
+    for (const page of PAGES) {
+      const target = (id: string) => `${page.path}/${encodeURIComponent(id)}`;
+      scope.get(`${page.path}/:id`, { schema: { hide: true, params: PageParams }, config }, async (request, reply) =>
+        relay('GET', target(request.params.id), undefined, reply),
+      );
+      scope.post(
+        `${page.path}/:id`,
+        { schema: { hide: true, params: PageParams, body: page.body }, config },
+        async (request, reply) =>
+          relay('POST', target(request.params.id), new URLSearchParams(request.body).toString(), reply),
+      );
+    }
   });
 }

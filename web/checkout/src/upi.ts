@@ -3,21 +3,13 @@ import './upi.css';
 import { ApiError, type Payment } from './api.js';
 import { digitsOf } from './card.js';
 import { h } from './dom.js';
-import { PAYER_CONTACT_FIELDS, type Field as CardField } from './form.js';
+import { PAYER_CONTACT_FIELDS, type CardSubmission, type Field as CardField } from './form.js';
 
 /** What the UPI panel sends: the h2h UPI variant's fields (amount and unit are added by the page). */
-export interface UpiSubmission {
-  upiFlow: 'collect' | 'intent';
-  upiId?: string;
-  name: string;
-  email: string;
-  phoneNumber: string;
-  address: string;
-  city: string;
-  state: string;
-  postalCode: string;
-  country: string;
-}
+export type UpiSubmission = { upiFlow: 'collect' | 'intent'; upiId?: string } & Omit<
+  CardSubmission,
+  'number' | 'expiration' | 'cvv'
+>;
 
 /** What the panel needs from the page: the API calls with the token, and the page's own outcomes. */
 export interface UpiHooks {
