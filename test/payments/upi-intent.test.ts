@@ -178,10 +178,14 @@ describe('UPI intent (upiFlow: "intent")', () => {
     expect(res.body.upiIntentUrl).toMatch(/^upi:\/\/pay\?/);
   });
 
-  it('/openapi.json documents the intent variant and the answer fields', async () => {
-    const doc = JSON.stringify((await gw.call('GET', '/openapi.json')).body);
-    expect(doc).toContain('Host-to-host UPI intent');
-    expect(doc).toContain('"upiIntentUrl"');
-    expect(doc).toContain('"upiExpiresAt"');
+  it('/openapi.json documents upiFlow and the answer fields', async () => {
+    const doc = (await gw.call('GET', '/openapi.json')).body;
+    const h2h = doc.paths['/payments/h2h/{id}'].post;
+    const upi = h2h.requestBody.content['application/json'].schema.anyOf.find((v: any) => v.properties.upiId);
+    expect(JSON.stringify(upi.properties.upiFlow)).toContain('"intent"');
+    expect(upi.description).toContain('upiFlow "intent"');
+    const answer = h2h.responses['200'].content['application/json'].schema.properties;
+    expect(answer.upiIntentUrl.description).toContain('upi://pay');
+    expect(answer.upiExpiresAt).toBeDefined();
   });
 });

@@ -109,30 +109,34 @@ export const H2hTokenBody = object(
   },
   'Host-to-host stored token',
 );
-const UpiId = Type.String({ minLength: 1, maxLength: 255, description: 'username@bankcode' });
+const UpiId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: "The payer's UPI id, username@bankcode. Needed for a collect; an intent may leave it out",
+});
+const UpiCommon = { ...Payer, ...Amount, ...Common, ...Notification };
+/**
+ * The UPI variant as /openapi.json shows it (one of the spec's three h2h variants): a collect by
+ * default; `upiFlow: "intent"` answers a `upi://pay` link instead. The intent is validated by
+ * H2hUpiIntentBody, which needs no upiId (decisions.md "UPI intent").
+ */
 export const H2hUpiBody = object(
   {
     upiId: UpiId,
-    upiFlow: Type.Optional(Type.Literal('collect', { description: 'The default: a collect request to upiId' })),
-    ...Payer,
-    ...Amount,
-    ...Common,
-    ...Notification,
+    upiFlow: Type.Optional(
+      Type.Union([Type.Literal('collect'), Type.Literal('intent')], {
+        description:
+          "collect (default): a collect request to upiId, approved in the payer's UPI app. intent: answered " +
+          'with upiIntentUrl, a upi://pay link to show as a QR code or open in a UPI app (upiId not needed)',
+      }),
+    ),
+    ...UpiCommon,
   },
-  "Host-to-host UPI collect: a collect request to the payer's UPI id, approved in their UPI app",
+  'Host-to-host UPI: a collect request to upiId, or with upiFlow "intent" a upi://pay link (no upiId needed)',
 );
 export const H2hUpiIntentBody = object(
-  {
-    upiFlow: Type.Literal('intent', {
-      description: 'An intent: answered with a upi:// link (upiIntentUrl) to show as a QR code or open in a UPI app',
-    }),
-    upiId: Type.Optional(UpiId),
-    ...Payer,
-    ...Amount,
-    ...Common,
-    ...Notification,
-  },
-  'Host-to-host UPI intent: no UPI id needed; the payer scans or opens the upi://pay link',
+  { upiFlow: Type.Literal('intent'), upiId: Type.Optional(UpiId), ...UpiCommon },
+  'Host-to-host UPI intent',
 );
 export const ProcessorCardBody = object(
   {
@@ -182,11 +186,12 @@ export const WalletBody = object(
 );
 export type WalletPayment = Static<typeof WalletBody>;
 
-/** For the OpenAPI document: the h2h path takes one of its variants, chosen by number / token / upiId or upiFlow. */
-export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody, H2hUpiIntentBody]);
+/** For the OpenAPI document: the h2h path takes one of the three variants, chosen by number / token / upiId (or upiFlow). */
+export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody]);
 
 export type H2hCard = Static<typeof H2hCardBody>;
 export type H2hToken = Static<typeof H2hTokenBody>;
+export type H2hUpi = Static<typeof H2hUpiBody> | Static<typeof H2hUpiIntentBody>;
 export type ProcessorCard = Static<typeof ProcessorCardBody>;
 
 export const PaymentIdParams = Type.Object({ paymentId: Id('Payment id') });
