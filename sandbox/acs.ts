@@ -61,7 +61,7 @@ function afterAuthentication(outcome: FinalOutcome): FinalOutcome {
   return outcome.result === 'approved' ? { result: 'approved', eci: ECI_AUTHENTICATED } : outcome;
 }
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>

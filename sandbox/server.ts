@@ -8,6 +8,7 @@ import { controlRoutes } from './control.js';
 import { Ledger } from './ledger.js';
 import { cardProcessorRoutes } from './processors.js';
 import { UpiCollects } from './upi-collects.js';
+import { upiPayerRoutes } from './upi-payer.js';
 import { upiRoutes } from './upi.js';
 import { SandboxError, Timers } from './util.js';
 import { walletRoutes } from './wallet.js';
@@ -25,14 +26,14 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** UPI_COLLECT_TTL_SECONDS: an unanswered UPI collect expires after this. Default 300. */
   upiCollectTtlSeconds?: number;
-  /** Base URL browsers use for the ACS page (default: the sandbox's own URL). */
+  /** Base URL browsers use for the ACS page and the UPI payer page (default: the sandbox's own URL). */
   publicUrl?: string;
 }
 
 export interface Sandbox {
   url: string;
   setGatewayUrl(url: string): void;
-  /** Where browsers reach the ACS page (a gateway relaying it, say); default the sandbox's own URL. */
+  /** Where browsers reach the ACS and UPI payer pages (a gateway relaying them, say); default the sandbox's own URL. */
   setPublicUrl(url: string): void;
   close(): Promise<void>;
 }
@@ -61,13 +62,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  ctx.challenges.setBaseUrl(options.publicUrl ?? url);
+  const setPublicUrl = (publicUrl: string) => {
+    ctx.challenges.setBaseUrl(publicUrl);
+    ctx.collects.setBaseUrl(publicUrl);
+  };
+  setPublicUrl(options.publicUrl ?? url);
 
   let closing: Promise<void> | undefined;
   return {
     url,
     setGatewayUrl: (gatewayUrl) => callbacks.setGatewayUrl(gatewayUrl),
-    setPublicUrl: (publicUrl) => ctx.challenges.setBaseUrl(publicUrl),
+    setPublicUrl,
     close: () =>
       (closing ??= (async () => {
         timers.close(); // wakes held answers, drops scheduled callbacks and retries
@@ -118,6 +123,7 @@ export function buildSandboxApp(ctx: SandboxContext): SandboxApp {
   app.register(async (scope) => walletRoutes(scope as SandboxApp, ctx), { prefix: '/wallet/v1' });
   app.register(async (scope) => upiRoutes(scope as SandboxApp, ctx), { prefix: '/upi/v1' });
   acsRoutes(app, ctx);
+  upiPayerRoutes(app, ctx);
   controlRoutes(app, ctx);
   return app;
 }

@@ -42,6 +42,7 @@ export type PaymentPatch = {
   decline_reason?: string | null;
   failure_code?: string | null;
   challenge_url?: string | null;
+  upi_intent_url?: string | null;
   capture_at?: Date | null;
   amount_captured?: number;
   failure_details?: Record<string, unknown> | null;

@@ -219,6 +219,8 @@ export interface PaymentsTable {
   decline_reason: string | null;
   failure_code: string | null;
   challenge_url: string | null;
+  /** A UPI intent's `upi://pay` link (payee, amount, currency, reference). */
+  upi_intent_url: ColumnType<string | null, string | null | undefined, string | null>;
   /** Why a failed payment failed, as its error shows it (threeDsResult, acsResponse, upiResponse…). */
   failure_details: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** 3-D Secure result: { result, eci, authenticationValue (sealed) }; never logged. */

@@ -6,12 +6,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutPage, startShop, type Shop } from '../../examples/merchant/shop.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { freePort } from '../helpers/ports.js';
 import { ROOT } from '../helpers/processes.js';
 import { createRequest, mintToken } from '../payment-requests/fixtures.js';
 import { CARDS, payer } from '../payments/fixtures.js';
@@ -35,14 +35,6 @@ let browser: Browser;
 let context: BrowserContext;
 /** Everything the browser asked for, and every message the shop's window received, for the card-data checks. */
 const requestedUrls: string[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   const executablePath = execFileSync('bash', ['scripts/chromium.sh'], { cwd: ROOT, encoding: 'utf8' }).trim();

@@ -23,7 +23,12 @@ describe('GET /metrics with METRICS_TOKEN', () => {
   const scrape = () => gw.call('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
 
   it('refuses a scrape without the token, or with another, as 401 and shows nothing', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }, { 'x-api-key': m.apiKey }]) {
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: `Bearer ${TOKEN}x` },
+      { 'x-api-key': m.apiKey },
+    ];
+    for (const headers of attempts) {
       const res = await gw.call('GET', '/metrics', { headers });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ error: 'UNAUTHORIZED' });

@@ -92,3 +92,21 @@ export async function waitForStatus(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * A UPI payment nobody answers, on the manual clock: still waiting 299 s in (UPI_COLLECT_TTL_SECONDS is
+ * 300), then failed as expired with its request open again.
+ */
+export async function expectUpiExpiry(gw: TestGateway, merchant: TestMerchant, paymentId: number, requestId: number) {
+  const read = async (path: string) => (await gw.call('GET', path, { apiKey: merchant.apiKey })).body;
+  gw.clock.advance(299);
+  await gw.runJobs();
+  expect((await read(`/payments/${paymentId}`)).status).toBe('requires_action');
+  gw.clock.advance(2);
+  await gw.runJobs();
+  expect(await read(`/payments/${paymentId}`)).toMatchObject({
+    status: 'failed',
+    failure: { error: 'UPI_TRANSACTION_FAILED', details: { upiResponse: null, reason: 'collect_expired' } },
+  });
+  expect(await read(`/payment-requests/status/${requestId}`)).toMatchObject({ status: 'open' });
+}

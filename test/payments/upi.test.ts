@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../src/lib/crypto.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { createRequest, payer, waitForStatus } from './fixtures.js';
+import { createRequest, expectUpiExpiry, payer, waitForStatus } from './fixtures.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -67,16 +67,7 @@ describe('UPI collect (decisions.md "Sandbox behaviour", UPI ids)', () => {
   it('timeout@upi: never answered; after UPI_COLLECT_TTL_SECONDS the payment fails and the request reopens', async () => {
     const { id, res } = await collect('timeout@upi');
     expect(res.body.status).toBe('requires_action');
-    gw.clock.advance(299);
-    await gw.runJobs();
-    expect((await read(res.body.paymentId)).status).toBe('requires_action');
-    gw.clock.advance(2);
-    await gw.runJobs();
-    expect(await read(res.body.paymentId)).toMatchObject({
-      status: 'failed',
-      failure: { error: 'UPI_TRANSACTION_FAILED', details: { upiResponse: null, reason: 'collect_expired' } },
-    });
-    expect(await statusOf(id)).toMatchObject({ status: 'open' });
+    await expectUpiExpiry(gw, m, res.body.paymentId, id);
     const again = await gw.call('POST', `/payments/h2h/${id}`, { apiKey: m.apiKey, body: upi('success@upi') });
     expect(again.body.status).toBe('requires_action');
   });

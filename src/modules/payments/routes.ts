@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ValidateFunction } from 'ajv';
+import type { TSchema } from '@sinclair/typebox';
 import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf as scopeOf, requireMerchant } from '../../http/credentials.js';
@@ -17,6 +18,7 @@ import {
   H2hCardBody,
   H2hTokenBody,
   H2hUpiBody,
+  H2hUpiIntentBody,
   Payment,
   PaymentIdParams,
   PaymentList,
@@ -29,6 +31,7 @@ import {
   WalletBody,
   type H2hCard,
   type H2hToken,
+  type H2hUpi,
 } from './schemas.js';
 import { submitCardPayment } from './submit-card-payment.js';
 import { submitUpiPayment } from './submit-upi-payment.js';
@@ -58,11 +61,15 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const body = request.body;
-      if ('upiId' in body) {
+      if ('upiId' in body || 'upiFlow' in body) {
+        // The validator chose the UPI variant: a collect (upiId given) or an intent (upiId optional).
+        const upi = body as H2hUpi;
         const payment = await submitUpiPayment(ctx, {
-          ...submissionInput(request, body),
-          upiId: body.upiId,
-          expected: { amount: body.amount, unit: body.unit },
+          ...submissionInput(request, upi),
+          ...(upi.upiFlow === 'intent'
+            ? { upiFlow: 'intent', upiId: upi.upiId }
+            : { upiFlow: 'collect', upiId: upi.upiId }),
+          expected: { amount: upi.amount, unit: upi.unit },
         });
         return respond({ payment, card: undefined, cardToken: null });
       }
@@ -321,15 +328,26 @@ function respond(result: CardPaymentResult) {
 
 /**
  * The h2h body is one of three variants, chosen by which of number / token / upiId is present
- * (decisions.md); the chosen variant's schema then validates the whole body, so every missing
- * field of that variant is reported at once. It only selects and validates: what a variant may do
- * is the handler's business.
+ * (decisions.md; `upiFlow` alone also means UPI, and `upiFlow: "intent"` picks the intent schema);
+ * the chosen variant's schema then validates the whole body, so every missing field of that variant
+ * is reported at once. It only selects and validates: what a variant may do is the handler's business.
  */
-const VARIANTS: Array<[string, ValidateFunction]> = [
-  ['number', validatorCompiler({ schema: H2hCardBody, httpPart: 'body' })],
-  ['token', validatorCompiler({ schema: H2hTokenBody, httpPart: 'body' })],
-  ['upiId', validatorCompiler({ schema: H2hUpiBody, httpPart: 'body' })],
+const compile = (schema: TSchema) => validatorCompiler({ schema, httpPart: 'body' });
+const [card, token, upiCollect, upiIntent] = [H2hCardBody, H2hTokenBody, H2hUpiBody, H2hUpiIntentBody].map(compile);
+const VARIANTS: Array<{
+  field: string;
+  present: (data: Body) => boolean;
+  validator: (data: Body) => ValidateFunction;
+}> = [
+  { field: 'number', present: (data) => data.number !== undefined, validator: () => card },
+  { field: 'token', present: (data) => data.token !== undefined, validator: () => token },
+  {
+    field: 'upiId',
+    present: (data) => data.upiId !== undefined || data.upiFlow !== undefined,
+    validator: (data) => (data.upiFlow === 'intent' ? upiIntent : upiCollect),
+  },
 ];
+type Body = Record<string, unknown>;
 
 const h2hValidator = Object.assign(
   (data: unknown) => {
@@ -339,7 +357,7 @@ const h2hValidator = Object.assign(
       ];
       return false;
     }
-    const present = VARIANTS.filter(([field]) => (data as Record<string, unknown>)[field] !== undefined);
+    const present = VARIANTS.filter((variant) => variant.present(data as Body));
     if (present.length !== 1) {
       return {
         error: new AppError(
@@ -348,13 +366,13 @@ const h2hValidator = Object.assign(
           {
             details: {
               missingFields: present.length === 0 ? ['number | token | upiId'] : [],
-              conflictingFields: present.map(([f]) => f),
+              conflictingFields: present.map((variant) => variant.field),
             },
           },
         ),
       };
     }
-    const validate = present[0][1];
+    const validate = present[0].validator(data as Body);
     const ok = validate(data);
     h2hValidator.errors = validate.errors;
     return ok;

@@ -111,9 +111,34 @@ export const H2hTokenBody = object(
   },
   'Host-to-host stored token',
 );
+const UpiId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: "The payer's UPI id, username@bankcode. Needed for a collect; an intent may leave it out",
+});
+const UpiCommon = { ...Payer, ...Amount, ...Common, ...Notification };
+/**
+ * The UPI variant as /openapi.json shows it (one of the spec's three h2h variants): a collect by
+ * default; `upiFlow: "intent"` answers a `upi://pay` link instead. The intent is validated by
+ * H2hUpiIntentBody, which needs no upiId (decisions.md "UPI intent").
+ */
 export const H2hUpiBody = object(
-  { upiId: Type.String({ minLength: 1, maxLength: 255 }), ...Payer, ...Amount, ...Common, ...Notification },
-  'Host-to-host UPI',
+  {
+    upiId: UpiId,
+    upiFlow: Type.Optional(
+      Type.Union([Type.Literal('collect'), Type.Literal('intent')], {
+        description:
+          "collect (default): a collect request to upiId, approved in the payer's UPI app. intent: answered " +
+          'with upiIntentUrl, a upi://pay link to show as a QR code or open in a UPI app (upiId not needed)',
+      }),
+    ),
+    ...UpiCommon,
+  },
+  'Host-to-host UPI: a collect request to upiId, or with upiFlow "intent" a upi://pay link (no upiId needed)',
+);
+export const H2hUpiIntentBody = object(
+  { upiFlow: Type.Literal('intent'), upiId: Type.Optional(UpiId), ...UpiCommon },
+  'Host-to-host UPI intent',
 );
 export const ProcessorCardBody = object(
   {
@@ -163,11 +188,12 @@ export const WalletBody = object(
 );
 export type WalletPayment = Static<typeof WalletBody>;
 
-/** For the OpenAPI document: the h2h path takes one of the three variants, chosen by number / token / upiId. */
+/** For the OpenAPI document: the h2h path takes one of the three variants, chosen by number / token / upiId (or upiFlow). */
 export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody]);
 
 export type H2hCard = Static<typeof H2hCardBody>;
 export type H2hToken = Static<typeof H2hTokenBody>;
+export type H2hUpi = Static<typeof H2hUpiBody> | Static<typeof H2hUpiIntentBody>;
 export type ProcessorCard = Static<typeof ProcessorCardBody>;
 
 export const PaymentIdParams = Type.Object({ paymentId: Id('Payment id') });
@@ -182,7 +208,14 @@ export const Payment = Type.Object({
   status: Type.Union(PAYMENT_STATUSES.map((s) => Type.Literal(s))),
   challengeRequired: Type.Boolean(),
   redirectUrl: Type.Union([Type.String(), Type.Null()], {
-    description: '3-D Secure challenge page to send the payer to',
+    description: "3-D Secure challenge page, or a UPI intent's payer page (sandbox), to send the payer to",
+  }),
+  upiIntentUrl: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'A UPI intent waiting for the payer: the upi://pay link (payee, amount, currency, reference) to show as a QR code or open in a UPI app',
+  }),
+  upiExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'A UPI payment waiting for the payer: when it lapses (UPI_COLLECT_TTL_SECONDS after it began)',
   }),
   amount: Type.Number(),
   currency: Type.String(),

@@ -52,6 +52,7 @@ export async function settlePayment(
       return transition(db, now, payment, 'requires_action', {
         processor_payment_id: settlement.processorPaymentId,
         challenge_url: settlement.challengeUrl,
+        upi_intent_url: settlement.upiIntentUrl ?? null,
       });
   }
 }

@@ -56,22 +56,27 @@ export type Settlement = (
       /** What the payment's error names beyond its code (decisions.md "Error bodies"). */
       details?: Record<string, unknown>;
     }
-  /** The payer must act: a 3-D Secure page, a UPI intent link, or nothing to open (a UPI collect in the payer's app). */
-  | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string | null }
+  /**
+   * The payer must act: a 3-D Secure page, a UPI intent's payer page (with its `upi://pay` link), or
+   * nothing to open (a UPI collect in the payer's app).
+   */
+  | { kind: 'challenge'; processorPaymentId: string; challengeUrl: string | null; upiIntentUrl?: string | null }
   | { kind: 'pending'; processorPaymentId: string | null }
 ) & {
   /** The 3-D Secure outcome, when the payer was authenticated on the way (authentication value sealed). */
   threeDs?: ThreeDsRecord;
 };
 
-/** A UPI collect payment: a collect request to the payer's UPI id, answered in the payer's app. */
+/**
+ * A UPI payment: a collect request to the payer's UPI id, answered in the payer's app; or an intent,
+ * a `upi://pay` link the payer scans or opens (no UPI id needed).
+ */
 export type UpiPaymentInput = Pick<
   CardPaymentInput,
   'merchantId' | 'mode' | 'paymentRequestId' | 'payer' | 'isSandbox' | 'options' | 'testHeaders' | 'recoveryPoint'
-> & {
-  upiId: string;
-  expected: { amount: number; unit: string };
-};
+> & { expected: { amount: number; unit: string } } & (
+    { upiFlow: 'collect'; upiId: string } | { upiFlow: 'intent'; upiId?: string }
+  );
 
 /** A wallet payment: the wallet's payment token, authorized by the wallet processor like a card. */
 export type WalletPaymentInput = Pick<

@@ -10,13 +10,16 @@ export function paymentView(
   cardToken: string | null = null,
 ): PaymentView {
   const money = (minor: number) => fromMinor(minor, payment.currency);
+  const waiting = payment.status === 'requires_action';
   return {
     paymentId: payment.id,
     transactionId: payment.processor_payment_id,
     paymentRequestId: payment.payment_request_id,
     status: payment.status,
-    challengeRequired: payment.status === 'requires_action',
-    redirectUrl: payment.status === 'requires_action' ? payment.challenge_url : null,
+    challengeRequired: waiting,
+    redirectUrl: waiting ? payment.challenge_url : null,
+    upiIntentUrl: waiting ? payment.upi_intent_url : null,
+    upiExpiresAt: waiting ? upiExpiry(payment) : null,
     amount: money(payment.amount),
     currency: payment.currency,
     amountCaptured: money(payment.amount_captured),
@@ -41,4 +44,11 @@ export function paymentView(
     livemode: payment.livemode,
     createDate: payment.created_at.toISOString(),
   };
+}
+
+/** A UPI payment lapses UPI_COLLECT_TTL_SECONDS (as it was when submitted) after it began. */
+function upiExpiry(payment: PaymentRow): string | null {
+  const ttlSeconds = payment.options.upiTtlSeconds;
+  if (payment.method !== 'upi' || typeof ttlSeconds !== 'number') return null;
+  return new Date(payment.created_at.getTime() + ttlSeconds * 1000).toISOString();
 }

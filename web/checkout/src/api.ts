@@ -9,6 +9,7 @@ export interface PaymentRequest {
   currency: string;
   status: string;
   description: string | null;
+  livemode: boolean;
 }
 
 /** The request as the payer sees it: the gateway names the merchant in X-Merchant-Name (percent-encoded). */
@@ -21,6 +22,11 @@ export interface Payment {
   redirectUrl: string | null;
   declineCode: string | null;
   declineReason: string | null;
+  /** A UPI intent waiting for the payer: the `upi://pay` link. */
+  upiIntentUrl: string | null;
+  /** A UPI payment waiting for the payer: when it lapses (gateway clock, like createDate). */
+  upiExpiresAt: string | null;
+  createDate: string;
 }
 
 /** An answer that is not 2xx: its status and the message the gateway gave (never shown raw for 5xx). */
@@ -43,6 +49,9 @@ export class ApiError extends Error {
       paymentRequestId: 0,
       status: 'failed',
       redirectUrl: null,
+      upiIntentUrl: null,
+      upiExpiresAt: null,
+      createDate: '',
       declineCode: text(details.declineCode),
       declineReason: text(details.declineReason) ?? text(details.reason),
     };
@@ -69,6 +78,8 @@ export function api(token: string) {
       return { ...body, merchantName: decodeURIComponent(headers.get('X-Merchant-Name') ?? '') };
     },
     payByCard: async (id: number, body: Record<string, unknown>) =>
+      (await call<Payment>('POST', `/payments/h2h/${id}`, body)).body,
+    payByUpi: async (id: number, body: Record<string, unknown>) =>
       (await call<Payment>('POST', `/payments/h2h/${id}`, body)).body,
   };
 }

@@ -25,7 +25,7 @@ export interface CardSubmission {
   country: string;
 }
 
-interface Field {
+export interface Field {
   name: keyof CardSubmission;
   label: string;
   autocomplete: string;
@@ -116,6 +116,9 @@ const FIELDS: Field[] = [
     check: (value) => (/^[A-Za-z]{2}$/.test(value.trim()) ? null : 'Enter the two-letter country code, like US or IN.'),
   },
 ];
+
+/** The payer's contact and address fields after the name (the UPI panel asks them too). */
+export const PAYER_CONTACT_FIELDS = FIELDS.slice(FIELDS.findIndex((field) => field.name === 'email'));
 
 /**
  * The card form: grouping and brand as the payer types, every check inline before anything is sent,

@@ -3,7 +3,9 @@ import { api, ApiError, type CheckoutView, type Payment } from './api.js';
 import { h, replaceContent } from './dom.js';
 import { cardForm, type CardSubmission } from './form.js';
 import { messenger, parentOriginOf } from './messages.js';
+import { methodChooser, type PaymentMethod } from './methods.js';
 import { clearSession, loadSession, saveSession, type CheckoutSession } from './session.js';
+import { upiPanel } from './upi.js';
 
 /** Payment request states in which nothing is left to pay. */
 const ALREADY_PAID = new Set(['processing', 'authorized', 'paid', 'partially_refunded', 'refunded']);
@@ -146,6 +148,9 @@ interface PageContext {
 
 /** One form per page: after a decline the payer's details stay and only the card fields are cleared. */
 let form: ReturnType<typeof cardForm> | null = null;
+let upi: ReturnType<typeof upiPanel> | null = null;
+/** The method the payer chose last; a decline comes back to it. */
+let chosen = 'card';
 
 function showForm(context: PageContext, notice?: string): void {
   form ??= cardForm({
@@ -154,18 +159,47 @@ function showForm(context: PageContext, notice?: string): void {
     announce,
     onSubmit: (card) => void pay(context, card),
   });
+  const card = form;
+  const methods: PaymentMethod[] = [
+    { id: 'card', label: 'Card', element: card.element, focus: () => card.focusCard() },
+  ];
+  const panel = (upi ??= upiPanel(upiHooks(context)));
+  methods.push({ id: 'upi', label: 'UPI', element: panel.element, focus: () => panel.focus() });
   if (notice) form.clearCard();
   replaceContent(
     root,
     context.header,
-    h('h1', {}, 'Pay by card'),
+    h('h1', {}, methods.length === 1 ? 'Pay by card' : 'Choose how to pay'),
     notice ? h('p', { class: 'notice', id: 'notice' }, notice) : null,
-    form.element,
+    methodChooser(methods, chosen, (id) => (chosen = id)),
   );
   if (notice) {
     announce(notice);
-    form.focusCard();
+    (methods.find((m) => m.id === chosen) ?? methods[0]).focus();
   }
+}
+
+/** The UPI panel's view of the page (web/checkout/src/upi.ts): the API with the token, and the page's outcomes. */
+function upiHooks(context: PageContext): Parameters<typeof upiPanel>[0] {
+  const { client, requestId, request } = context;
+  return {
+    payLabel: `Pay ${context.amount} with UPI`,
+    country: (context.session.locale.split('-')[1] ?? '').toUpperCase(),
+    testMode: !request.livemode,
+    announce,
+    show: (...nodes) => replaceContent(root, context.header, ...nodes),
+    submit: (body) => client.payByUpi(requestId, { ...body, amount: request.amount, unit: request.currency }),
+    requestStatus: async () => (await client.paymentRequest(requestId)).status,
+    succeeded: (paymentId) => succeed(context, paymentId, 'succeeded'),
+    failed: (paymentId, reason) => fail(context, paymentId, reason),
+    refused: (error) => {
+      if (error instanceof ApiError && error.status === 401) return showExpired(context.post, requestId);
+      const message =
+        error instanceof ApiError && error.status < 500 ? error.message : 'The payment could not be sent.';
+      showForm(context, `${message} Nothing was charged. Please try again.`);
+    },
+    expired: () => showExpired(context.post, requestId),
+  };
 }
 
 async function pay(context: PageContext, card: CardSubmission): Promise<void> {
