@@ -32,6 +32,7 @@ import { createVault, parseVaultKeys } from './modules/cards/index.js';
 import * as checkoutSessions from './modules/checkout-sessions/index.js';
 import * as customers from './modules/customers/index.js';
 import * as notifications from './modules/notifications/index.js';
+import * as panelSessions from './modules/panel-sessions/index.js';
 import * as paymentRequests from './modules/payment-requests/index.js';
 import * as payments from './modules/payments/index.js';
 import * as system from './modules/system/index.js';
@@ -93,6 +94,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     vault: createVault(vaultKeys(secrets)),
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
     checkoutVerifier: checkoutSessions.checkoutTokenVerifier({ db: storage.db, clock }),
+    panelSessions: panelSessions.panelSessionVerifier({ db: storage.db, clock, secret: secrets.jwtSecret }),
     instanceId: options.instanceId,
   };
   // The one wiring point: what each module contributes to the job queue and the callback dispatch.
@@ -152,6 +154,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.all(V1_GONE_PATH, { schema: { hide: true }, config: { auth: 'none' } }, async (request) => v1Gone(request));
   system.routes(app, ctx);
   auth.routes(app, ctx);
+  panelSessions.routes(app, ctx);
   callbacks.routes(app, ctx);
   paymentRequests.routes(app, ctx);
   checkoutSessions.routes(app, ctx);

@@ -65,6 +65,7 @@ const WHY: Record<number, string> = {
  */
 const ROUTE_SPECIFIC: Record<string, number[]> = {
   'POST /auth/login': [401],
+  'POST /auth/session': [401],
   'POST /callbacks/svc': [401],
   'POST /callbacks/svc-gateway': [401],
   'POST /callbacks/svcwh': [401],

@@ -38,6 +38,16 @@ export interface ApiKeysTable {
   exposed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** A signed-in control-panel browser (the cookie's token only as a hash). */
+export interface PanelSessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  merchant_id: number;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface LoginFailuresTable {
   /** Lower-cased e-mail as typed: tracked whether or not an account exists, so locking reveals nothing. */
   email: string;
@@ -337,5 +347,6 @@ export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   login_failures: LoginFailuresTable;
+  panel_sessions: PanelSessionsTable;
   system_secrets: SystemSecretsTable;
 }

@@ -67,3 +67,14 @@ export async function markKeyExposed(db: Db, keyId: number, now: Date): Promise<
     .where('exposed_at', 'is', null)
     .execute();
 }
+
+/** The user's keys in use, one per mode at most: what the control panel shows instead of the keys. */
+export async function findActiveKeysOfUser(db: Db, userId: number) {
+  return db
+    .selectFrom('api_keys')
+    .select(['mode', 'display_prefix', 'created_at', 'exposed_at'])
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .orderBy('mode')
+    .execute();
+}
