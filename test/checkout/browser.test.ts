@@ -3,14 +3,13 @@
  * driven by playwright-core: the example shop on one origin embeds the checkout from the gateway's.
  * Screenshots of each state go to .tmp/screenshots/ (not committed).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutPage, startShop, type Shop } from '../../examples/merchant/shop.js';
+import { freePort, launchChromium } from '../helpers/chromium.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/processes.js';
 import { createRequest, mintToken } from '../payment-requests/fixtures.js';
@@ -18,15 +17,6 @@ import { CARDS, payer } from '../payments/fixtures.js';
 
 const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
 const CVV = '737';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let gw: TestGateway;
 let shop: Shop;
@@ -36,17 +26,9 @@ let context: BrowserContext;
 /** Everything the browser asked for, and every message the shop's window received, for the card-data checks. */
 const requestedUrls: string[] = [];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
-  const executablePath = execFileSync('bash', ['scripts/chromium.sh'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  execFileSync('bash', ['scripts/build-if-stale.sh'], { cwd: ROOT, stdio: 'ignore' });
+  // First: it builds the front ends the gateway serves.
+  browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
   const [shopPort, gatewayPort, pagesPort, strangerPort] = [
     await freePort(),
@@ -66,7 +48,6 @@ beforeAll(async () => {
   });
   merchant = await gw.merchant();
   shop = await startShop({ gatewayUrl: gw.url, apiKey: merchant.apiKey, port: shopPort });
-  browser = await chromium.launch({ executablePath, args: FLAGS });
   context = await browser.newContext({ viewport: { width: 360, height: 800 }, locale: 'de-DE' });
   context.on('request', (request) => requestedUrls.push(request.url()));
   await context.addInitScript(() => {
