@@ -11,6 +11,8 @@ import { markKeyExposed } from '../../src/modules/api-keys/index.js';
 import { freePort, launchChromium } from '../helpers/chromium.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/processes.js';
+import { startReceiver } from '../notifications/receiver.js';
+import { CARDS, card, createRequest } from '../payments/fixtures.js';
 
 const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
 const SLOW = 60_000;
@@ -204,6 +206,87 @@ describe('signed in', () => {
       await page.getByLabel('Email').waitFor();
       await page.screenshot({ path: `${SCREENSHOTS}/panel-7-expired.png`, fullPage: true });
       await page.context().close();
+    },
+    SLOW,
+  );
+});
+
+describe('payments and developers', () => {
+  /** A sandbox card payment by HTTP with the merchant's key, as the merchant's server would make it. */
+  async function pay(m: TestMerchant, amount: number, extra: Record<string, unknown> = {}) {
+    const id = await createRequest(gw, m, amount);
+    const res = await gw.call('POST', `/payments/creditCard/acme/${id}`, {
+      apiKey: m.apiKey,
+      body: { ...card(CARDS.visa), ...extra },
+    });
+    expect(res.status, res.text).toBe(200);
+    return { id, paymentId: res.body.paymentId as number };
+  }
+
+  it(
+    'shows a sandbox payment, refunds it partially and captures a delayed one',
+    async () => {
+      const m = await gw.merchant();
+      const paid = await pay(m, 40);
+      const delayed = await pay(m, 25, { captureDelayHours: 2 });
+      const page = await openPanel();
+      await signIn(page, m);
+      await page.getByRole('link', { name: String(paid.id), exact: true }).click();
+      await page.getByRole('heading', { name: `Payment request ${paid.id}` }).waitFor();
+      await page.getByLabel('Refund amount (EUR)').fill('15');
+      await page.getByRole('button', { name: 'Refund' }).click();
+      await page.getByRole('cell', { name: '€15.00' }).waitFor();
+      await page.screenshot({ path: `${SCREENSHOTS}/panel-8-refunded.png`, fullPage: true });
+      const refunded = (await gw.call('GET', `/payments/${paid.paymentId}`, { apiKey: m.apiKey })).body;
+      expect(refunded.amountRefunded).toBe(15);
+
+      await page.goto(`${page.url().split('#')[0]}#/payments/${delayed.id}`);
+      await page.getByRole('button', { name: 'Capture' }).click();
+      await page.getByText('succeeded').first().waitFor();
+      const captured = (await gw.call('GET', `/payments/${delayed.paymentId}`, { apiKey: m.apiKey })).body;
+      expect(captured.status).toBe('succeeded');
+      await page.context().close();
+    },
+    SLOW,
+  );
+
+  it(
+    'lists events with their delivery attempts and re-sends one',
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const m = await gw.merchant();
+        await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: `${receiver.url}/hooks` } });
+        await pay(m, 12);
+        for (let pass = 0; pass < 10 && (await gw.runJobs()) > 0; pass += 1);
+        const delivered = receiver.received.length;
+        expect(delivered).toBeGreaterThan(0);
+        const page = await openPanel();
+        await signIn(page, m);
+        await page.getByRole('link', { name: 'Developers' }).click();
+        await page.getByRole('heading', { name: 'Events' }).waitFor();
+        await page
+          .getByRole('button', { name: /^Deliveries of evt_/ })
+          .first()
+          .click();
+        await page.getByRole('cell', { name: '200', exact: true }).first().waitFor();
+        await page.getByRole('button', { name: 'Re-send' }).click();
+        await page.getByText(/is queued for delivery/).waitFor();
+        await page.screenshot({ path: `${SCREENSHOTS}/panel-9-developers.png`, fullPage: true });
+        for (let pass = 0; pass < 10 && (await gw.runJobs()) > 0; pass += 1);
+        expect(receiver.received.length).toBe(delivered + 1);
+
+        // The test payment shortcut opens the hosted checkout in a new tab, in test mode.
+        const [tab] = await Promise.all([
+          page.context().waitForEvent('page'),
+          page.getByRole('button', { name: 'Create and open the checkout' }).click(),
+        ]);
+        await tab.waitForURL(/\/checkout\/main\?requestId=\d+&token=cst_/);
+        await tab.getByLabel('Card number').waitFor();
+        await page.context().close();
+      } finally {
+        await receiver.close();
+      }
     },
     SLOW,
   );

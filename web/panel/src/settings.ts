@@ -1,19 +1,6 @@
 import { call, when, type Session } from './api.js';
+import { EVENT_TYPES } from './event-types.js';
 import { button, field, h, message, replaceContent, shownOnce } from './ui.js';
-
-/** The event types a merchant may choose (src/modules/notifications/event-types.ts; test/panel keeps them equal). */
-export const EVENT_TYPES = [
-  'payment.succeeded',
-  'payment.failed',
-  'payment.requires_action',
-  'payment.authorized',
-  'payment.canceled',
-  'refund.succeeded',
-  'refund.failed',
-  'payment_request.expired',
-  'api_key.exposed',
-  'api.version.deprecated',
-];
 
 interface Settings {
   businessName: string | null;
