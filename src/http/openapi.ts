@@ -88,10 +88,14 @@ export async function openApi(app: App, config: Config): Promise<void> {
   );
 }
 
+/**
+ * The panel's session cookie is also accepted where an API key or the bearer token is (docs/security.md),
+ * but the document offers each operation the credential integrations use: PanelSession only on the
+ * panel's own session routes.
+ */
 function securityOf(config: { auth?: string }, checkoutToken: boolean): Record<string, string[]>[] {
-  if (config.auth === 'api_key')
-    return [{ ApiKey: [] }, ...(checkoutToken ? [{ CheckoutToken: [] }] : []), { PanelSession: [] }];
-  if (config.auth === 'user') return [{ AccessToken: [] }, { PanelSession: [] }];
+  if (config.auth === 'api_key') return [{ ApiKey: [] }, ...(checkoutToken ? [{ CheckoutToken: [] }] : [])];
+  if (config.auth === 'user') return [{ AccessToken: [] }];
   if (config.auth === 'session') return [{ PanelSession: [] }];
   return [];
 }
