@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { App, AppContext } from './context.js';
 import { reportUndeclaredStatuses } from './http/contract-check.js';
 import { checkoutCors } from './http/cors.js';
+import { auditSensitiveActions } from './http/audit.js';
 import { authenticate } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
 import { frontEnds } from './http/front-ends.js';
@@ -26,6 +27,7 @@ import {
 import { JobRunner } from './jobs/queue.js';
 import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
+import * as audit from './modules/audit/index.js';
 import * as auth from './modules/auth/index.js';
 import * as callbacks from './modules/callbacks/index.js';
 import { createVault, parseVaultKeys } from './modules/cards/index.js';
@@ -146,6 +148,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
   app.addHook('onResponse', reportDeprecatedVersion(ctx));
+  app.addHook('onSend', auditSensitiveActions(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),
@@ -155,6 +158,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   system.routes(app, ctx);
   auth.routes(app, ctx);
   panelSessions.routes(app, ctx);
+  audit.routes(app, ctx);
   callbacks.routes(app, ctx);
   paymentRequests.routes(app, ctx);
   checkoutSessions.routes(app, ctx);

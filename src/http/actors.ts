@@ -1,4 +1,4 @@
-import type { KeyMode, MerchantStatus } from '../storage/schema.js';
+import type { KeyMode, MerchantStatus, UserRole } from '../storage/schema.js';
 
 /** Who is calling. Every authenticated request carries exactly one. */
 export type Actor = ApiKeyActor | CheckoutActor | UserActor | PanelActor;
@@ -40,6 +40,7 @@ export interface PanelActor {
   merchantStatus: MerchantStatus;
   mode: KeyMode;
   userId: number;
+  role: UserRole;
   sessionId: number;
 }
 
@@ -48,6 +49,7 @@ export interface PanelSession {
   sessionId: number;
   userId: number;
   email: string;
+  role: UserRole;
   merchantId: number;
   merchantName: string;
   merchantStatus: MerchantStatus;

@@ -92,6 +92,9 @@ async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, con
   if (key === undefined && panelCookieOf(request, deps.config) !== undefined) {
     const actor = panelCaller(request, await panelSession(deps, request));
     assertMerchantMayCall(actor.merchantStatus, config);
+    if (actor.role === 'viewer' && changesState(request)) {
+      throw new AppError('INSUFFICIENT_PERMISSIONS', 'A viewer can read but not change anything');
+    }
     return actor;
   }
   if (key === undefined) {
@@ -162,8 +165,8 @@ function panelCaller(request: FastifyRequest, session: PanelSession): PanelActor
       details: { field: 'X-Panel-Mode', value: mode },
     });
   }
-  const { merchantId, merchantStatus, userId, sessionId } = session;
-  return { kind: 'panel', merchantId, merchantStatus, mode, userId, sessionId };
+  const { merchantId, merchantStatus, userId, role, sessionId } = session;
+  return { kind: 'panel', merchantId, merchantStatus, mode, userId, role, sessionId };
 }
 
 function assertMerchantMayCall(status: MerchantStatus, config: RoutePolicy): void {

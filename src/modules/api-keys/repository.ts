@@ -55,7 +55,12 @@ export async function liveKeyEverIssued(db: Db): Promise<boolean> {
 
 /** The key's owner, locked so concurrent rotations queue up. */
 export async function lockUser(db: Db, userId: number) {
-  return db.selectFrom('users').select(['id', 'merchant_id']).where('id', '=', userId).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .select(['id', 'merchant_id', 'role'])
+    .where('id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** A key seen in a public place (the legacy checkout URL): flagged once, the first sighting kept. */

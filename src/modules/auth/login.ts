@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
 import type { AppContext } from '../../context.js';
+import type { UserRole } from '../../storage/schema.js';
 import { findUserByEmail, normalizeEmail, verifyPassword } from '../merchants/index.js';
 import { queueNotice } from '../notifications/index.js';
 import { clearFailures, findLock, recordFailure } from './repository.js';
@@ -24,7 +25,7 @@ export async function login(
 export async function checkCredentials(
   ctx: Pick<AppContext, 'db' | 'clock'>,
   input: { email: string; password: string },
-): Promise<{ userId: number; merchantId: number; email: string }> {
+): Promise<{ userId: number; merchantId: number; email: string; role: UserRole }> {
   const { db, clock } = ctx;
   const email = normalizeEmail(input.email);
   const now = clock.now();
@@ -50,7 +51,7 @@ export async function checkCredentials(
     throw new AppError('INVALID_CREDENTIALS', 'The e-mail or password is incorrect');
   }
   await clearFailures(db, email);
-  return { userId: user.id, merchantId: user.merchant_id, email: user.email };
+  return { userId: user.id, merchantId: user.merchant_id, email: user.email, role: user.role };
 }
 
 function locked(until: Date, now: Date): AppError {

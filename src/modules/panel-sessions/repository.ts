@@ -30,6 +30,7 @@ export async function findLiveSession(db: Db, tokenHash: string, now: Date) {
       's.expires_at',
       'u.id as user_id',
       'u.email',
+      'u.role',
       'm.id as merchant_id',
       'm.name as merchant_name',
       'm.status as merchant_status',

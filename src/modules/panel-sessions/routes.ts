@@ -47,7 +47,7 @@ export function panelSessionRoutes(app: App, ctx: AppContext): void {
       if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to the control panel first');
       reply.header('Cache-Control', 'no-store');
       return {
-        user: { id: session.userId, email: session.email },
+        user: { id: session.userId, email: session.email, role: session.role },
         merchant: { id: session.merchantId, name: session.merchantName },
         csrfToken: session.csrfToken,
         checkoutUrl: ctx.config.checkoutUrl,

@@ -6,7 +6,11 @@ export const SignInBody = Type.Object({
 });
 
 export const PanelSessionView = Type.Object({
-  user: Type.Object({ id: Type.Integer(), email: Type.String() }),
+  user: Type.Object({
+    id: Type.Integer(),
+    email: Type.String(),
+    role: Type.Union([Type.Literal('owner'), Type.Literal('developer'), Type.Literal('viewer')]),
+  }),
   merchant: Type.Object({ id: Type.Integer(), name: Type.String() }),
   csrfToken: Type.String({ description: 'Send back in X-CSRF-Token on every request that changes something' }),
   checkoutUrl: Type.String({

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { UserRole } from '../../storage/schema.js';
 import { checkCredentials } from '../auth/index.js';
 import { deleteExpiredSessions, findMerchantName, insertSession } from './repository.js';
 import { csrfTokenOf, generateSessionToken, slidingExpiry } from './tokens.js';
@@ -8,7 +9,7 @@ export interface StartedSession {
   token: string;
   csrfToken: string;
   expiresAt: Date;
-  user: { id: number; email: string };
+  user: { id: number; email: string; role: UserRole };
   merchant: { id: number; name: string };
 }
 
@@ -36,7 +37,7 @@ export async function startPanelSession(
     token,
     csrfToken: csrfTokenOf(ctx.secrets.jwtSecret, hash),
     expiresAt,
-    user: { id: user.userId, email: user.email },
+    user: { id: user.userId, email: user.email, role: user.role },
     merchant: { id: user.merchantId, name: await findMerchantName(ctx.db, user.merchantId) },
   };
 }

@@ -29,6 +29,7 @@ export function panelSessionVerifier(deps: { db: Db; clock: Clock; secret: strin
         sessionId: row.id,
         userId: row.user_id,
         email: row.email,
+        role: row.role,
         merchantId: row.merchant_id,
         merchantName: row.merchant_name,
         merchantStatus: row.merchant_status,
