@@ -13,6 +13,7 @@ import { startTestGateway, type TestGateway, type TestMerchant } from '../helper
 import { ROOT } from '../helpers/processes.js';
 import { startReceiver } from '../notifications/receiver.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
+import { teammate } from './fixtures.js';
 
 const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
 const SLOW = 60_000;
@@ -245,6 +246,34 @@ describe('payments and developers', () => {
       await page.getByText('succeeded').first().waitFor();
       const captured = (await gw.call('GET', `/payments/${delayed.paymentId}`, { apiKey: m.apiKey })).body;
       expect(captured.status).toBe('succeeded');
+      await page.context().close();
+    },
+    SLOW,
+  );
+
+  it(
+    'offers a viewer no refund, no key rotation and no audit log; the owner reads the refund in the audit log',
+    async () => {
+      const m = await gw.merchant();
+      const paid = await pay(m, 20);
+      const viewer = await teammate(gw, m, 'viewer');
+      const page = await openPanel();
+      await signIn(page, { ...m, email: viewer.email });
+      await page.getByRole('link', { name: String(paid.id), exact: true }).click();
+      await page.getByRole('heading', { name: 'Payments' }).waitFor();
+      expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(0);
+      expect(await page.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByText('Viewers cannot change keys').first().waitFor();
+      await page.screenshot({ path: `${SCREENSHOTS}/panel-10-viewer.png`, fullPage: true });
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('You are signed out.').waitFor();
+
+      await gw.call('POST', `/payments/${paid.paymentId}/refunds`, { apiKey: m.apiKey, body: { amount: 2 } });
+      await signIn(page, m);
+      await page.getByRole('link', { name: 'Audit log' }).click();
+      await page.getByRole('cell', { name: 'payment.refunded' }).waitFor();
+      await page.getByRole('cell', { name: m.email }).waitFor();
       await page.context().close();
     },
     SLOW,

@@ -1,26 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/modules/merchants/passwords.js';
-import type { UserRole } from '../../src/storage/schema.js';
 import { expectErrorGuide } from '../helpers/assertions.js';
 import { PASSWORD, useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
+import { teammate } from './fixtures.js';
 
 /**
  * Roles on the server (the panel hides what a role may not do; these prove the gateway refuses it) and
  * the owner's audit log of key rotations, refunds and settings changes, whatever credential made them.
  */
 const gw = useGateway();
-
-/** Another user of the merchant, with a role (the invitation flow is not built yet: written directly). */
-async function teammate(m: TestMerchant, role: UserRole) {
-  const email = `${role}-${m.merchantId}-${Date.now()}@example.com`;
-  const user = await gw.db
-    .insertInto('users')
-    .values({ merchant_id: m.merchantId, email, password_hash: await hashPassword(PASSWORD), role })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { userId: user.id, email };
-}
 
 async function session(email: string) {
   const res = await gw.call('POST', '/auth/session', { body: { email, password: PASSWORD } });
@@ -41,7 +29,7 @@ describe('a viewer', () => {
   it('reads, and is refused every change: refund, settings, keys, audit log', async () => {
     const m = await gw.merchant();
     const paymentId = await paidPayment(m);
-    const viewer = await teammate(m, 'viewer');
+    const viewer = await teammate(gw, m, 'viewer');
     const s = await session(viewer.email);
     expect(s.role).toBe('viewer');
     expect((await gw.call('GET', `/payments/${paymentId}`, s)).status).toBe(200);
@@ -68,7 +56,7 @@ describe('the audit log', () => {
   it('records key rotations, refunds and settings changes with who made them; only owners read it', async () => {
     const m = await gw.merchant();
     const paymentId = await paidPayment(m);
-    const developer = await teammate(m, 'developer');
+    const developer = await teammate(gw, m, 'developer');
     const dev = await session(developer.email);
     const rotated = await gw.call('PUT', `/users/${developer.userId}/apikey?mode=test`, dev);
     expect(rotated.status, rotated.text).toBe(200);

@@ -6,7 +6,7 @@
 export type Mode = 'test' | 'live';
 
 export interface Session {
-  user: { id: number; email: string };
+  user: { id: number; email: string; role: 'owner' | 'developer' | 'viewer' };
   merchant: { id: number; name: string };
   csrfToken: string;
   checkoutUrl: string;
@@ -30,6 +30,9 @@ export class ApiError extends Error {
 }
 
 const MODE_KEY = 'panel-mode';
+
+/** A viewer reads only; the gateway refuses its changes, the panel does not offer them. */
+export const canChange = (session: Session) => session.user.role !== 'viewer';
 
 export const panel = {
   csrf: '',

@@ -1,4 +1,4 @@
-import { call, when, type Mode, type Session } from './api.js';
+import { call, canChange, when, type Mode, type Session } from './api.js';
 import { button, h, message, replaceContent, shownOnce, table } from './ui.js';
 
 export interface KeySummary {
@@ -32,15 +32,17 @@ export async function renderKeys(root: HTMLElement, session: Session, justCreate
   const rows = (['test', 'live'] as const).map((mode) => {
     const key = keys.find((k) => k.mode === mode);
     const label = key ? `Rotate ${mode} key` : `Generate ${mode} key`;
-    const act = button(label, async () => {
-      if (key && !confirm(`Rotate the ${mode} key? The current ${mode} key stops working at once.`)) return;
-      try {
-        const created = await rotateKey(session, mode);
-        await renderKeys(root, session, { mode, key: created });
-      } catch (error) {
-        replaceContent(feedback, message('error', (error as Error).message));
-      }
-    });
+    const act = !canChange(session)
+      ? 'Viewers cannot change keys'
+      : button(label, async () => {
+          if (key && !confirm(`Rotate the ${mode} key? The current ${mode} key stops working at once.`)) return;
+          try {
+            const created = await rotateKey(session, mode);
+            await renderKeys(root, session, { mode, key: created });
+          } catch (error) {
+            replaceContent(feedback, message('error', (error as Error).message));
+          }
+        });
     return [
       mode === 'test' ? 'Test' : 'Live',
       key ? h('code', {}, `${key.prefix}…`) : 'No key yet',

@@ -1,5 +1,6 @@
 import './style.css';
-import { ApiError, call, panel, setMode, type Mode, type Session } from './api.js';
+import { ApiError, call, canChange, panel, setMode, type Mode, type Session } from './api.js';
+import { renderAudit } from './audit.js';
 import { renderDevelopers } from './developers.js';
 import { listKeys, renderKeys, rotateKey } from './keys.js';
 import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
@@ -21,7 +22,11 @@ const PAGES: Array<{ hash: string; title: string }> = [
   { hash: '#/keys', title: 'API keys' },
   { hash: '#/settings', title: 'Settings' },
   { hash: '#/developers', title: 'Developers' },
+  { hash: '#/audit', title: 'Audit log' },
 ];
+
+/** The pages this user's role may open: the audit log is the owners'. */
+const pagesOf = (current: Session) => PAGES.filter((p) => p.hash !== '#/audit' || current.user.role === 'owner');
 
 panel.onExpired = () => {
   if (!session) return;
@@ -51,17 +56,18 @@ async function render(): Promise<void> {
   replaceContent(root, shell(current), banner, content);
   void exposedKeyBanner(banner, current);
   const hash = location.hash || '#/payments';
-  const page = PAGES.find((p) => hash.startsWith(p.hash)) ?? PAGES[0];
+  const page = pagesOf(current).find((p) => hash.startsWith(p.hash)) ?? PAGES[0];
   document.title = `${page.title} · ${panel.mode === 'test' ? 'Test mode · ' : ''}Control panel`;
   try {
     const detail = /^#\/payments\/(\d+)$/.exec(hash);
-    if (detail) await renderPaymentRequest(content, Number(detail[1]));
+    if (detail) await renderPaymentRequest(content, Number(detail[1]), canChange(current));
     else if (page.hash === '#/keys') {
       const created = justCreated;
       justCreated = undefined;
       await renderKeys(content, current, created);
     } else if (page.hash === '#/settings') await renderSettings(content, current);
     else if (page.hash === '#/developers') await renderDevelopers(content, current);
+    else if (page.hash === '#/audit') await renderAudit(content);
     else await renderPaymentRequests(content);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return;
@@ -113,7 +119,7 @@ function shell(current: Session): HTMLElement {
       h(
         'ul',
         {},
-        ...PAGES.map((p) =>
+        ...pagesOf(current).map((p) =>
           h('li', {}, h('a', { href: p.hash, 'aria-current': hash.startsWith(p.hash) ? 'page' : undefined }, p.title)),
         ),
       ),
@@ -135,11 +141,12 @@ async function exposedKeyBanner(banner: HTMLElement, current: Session): Promise<
           {},
           `Your ${key.mode} API key (${key.prefix}…) was exposed in a checkout page address. Anyone who saw it can use it: rotate it now.`,
         ),
-        button(`Rotate the ${key.mode} key now`, async () => {
-          justCreated = { mode: key.mode, key: await rotateKey(current, key.mode) };
-          if (location.hash === '#/keys') await render();
-          else location.hash = '#/keys';
-        }),
+        canChange(current) &&
+          button(`Rotate the ${key.mode} key now`, async () => {
+            justCreated = { mode: key.mode, key: await rotateKey(current, key.mode) };
+            if (location.hash === '#/keys') await render();
+            else location.hash = '#/keys';
+          }),
       ),
     ),
   );

@@ -45,7 +45,7 @@ export async function renderPaymentRequests(root: HTMLElement, cursor?: string):
 }
 
 /** One payment request, its payment attempts and what can be done with them (same rules as the API). */
-export async function renderPaymentRequest(root: HTMLElement, id: number): Promise<void> {
+export async function renderPaymentRequest(root: HTMLElement, id: number, mayChange: boolean): Promise<void> {
   const [request, payments] = await Promise.all([
     call<PaymentRequest>('GET', `/payment-requests/${id}`),
     call<{ data: Payment[] }>('GET', `/payments?paymentRequestId=${id}`),
@@ -56,7 +56,7 @@ export async function renderPaymentRequest(root: HTMLElement, id: number): Promi
       if (!confirm(question)) return;
       try {
         await call('POST', path, body);
-        await renderPaymentRequest(root, id);
+        await renderPaymentRequest(root, id, mayChange);
         announce(`${label}: done.`);
       } catch (error) {
         replaceContent(feedback, message('error', (error as Error).message));
@@ -64,14 +64,14 @@ export async function renderPaymentRequest(root: HTMLElement, id: number): Promi
     });
   const rows = payments.data.map((p) => {
     const actions: Node[] = [];
-    if (p.status === 'authorized') {
+    if (mayChange && p.status === 'authorized') {
       actions.push(act('Capture', `Capture ${money(p.amount, p.currency)} now?`, `/payments/${p.paymentId}/capture`));
       actions.push(
         act('Cancel', `Void this authorized payment? The payer is not charged.`, `/payments/${p.paymentId}/cancel`),
       );
     }
-    if (p.status === 'succeeded' && p.amountRefunded < p.amount)
-      actions.push(refundForm(p, feedback, () => renderPaymentRequest(root, id)));
+    if (mayChange && p.status === 'succeeded' && p.amountRefunded < p.amount)
+      actions.push(refundForm(p, feedback, () => renderPaymentRequest(root, id, mayChange)));
     return [
       String(p.paymentId),
       h('span', { class: `status status-${p.status}` }, p.status),
@@ -101,7 +101,7 @@ export async function renderPaymentRequest(root: HTMLElement, id: number): Promi
       h('dt', {}, 'Created'),
       h('dd', {}, when(request.createDate)),
     ),
-    request.status === 'open'
+    mayChange && request.status === 'open'
       ? act(
           'Cancel payment request',
           'Cancel this payment request? It can no longer be paid.',

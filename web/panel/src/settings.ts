@@ -1,4 +1,4 @@
-import { call, when, type Session } from './api.js';
+import { call, canChange, when, type Session } from './api.js';
 import { EVENT_TYPES } from './event-types.js';
 import { button, field, h, message, replaceContent, shownOnce } from './ui.js';
 
@@ -12,7 +12,7 @@ interface Settings {
 }
 
 /** Settings of the current mode, over GET/PATCH /settings and POST /settings/webhook-secret. */
-export async function renderSettings(root: HTMLElement, _session: Session): Promise<void> {
+export async function renderSettings(root: HTMLElement, session: Session): Promise<void> {
   const settings = await call<Settings>('GET', '/settings');
   const businessName = h('input', { type: 'text', maxlength: '100', autocomplete: 'organization' });
   businessName.value = settings.businessName ?? '';
@@ -44,8 +44,10 @@ export async function renderSettings(root: HTMLElement, _session: Session): Prom
       ...typeBoxes.map((box) => h('div', { class: 'check' }, box, h('label', { for: box.id }, box.value))),
     ),
     feedback,
-    h('button', { type: 'submit' }, 'Save settings'),
+    canChange(session) ? h('button', { type: 'submit' }, 'Save settings') : null,
   );
+  // A viewer sees the settings but cannot change them.
+  if (!canChange(session)) form.querySelectorAll('input, textarea').forEach((el) => el.setAttribute('disabled', ''));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const body = {
@@ -92,7 +94,7 @@ export async function renderSettings(root: HTMLElement, _session: Session): Prom
       { 'aria-labelledby': 'secret-title' },
       h('h2', { id: 'secret-title' }, 'Webhook signing secret'),
       h('p', {}, 'Current secret: ', h('code', {}, `${settings.webhookSecretPrefix}…`)),
-      rotate,
+      canChange(session) ? rotate : null,
       secretArea,
     ),
   );
