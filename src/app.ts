@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { App, AppContext } from './context.js';
 import { reportUndeclaredStatuses } from './http/contract-check.js';
 import { checkoutCors } from './http/cors.js';
+import { auditSensitiveActions } from './http/audit.js';
 import { authenticate } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
 import { frontEnds } from './http/front-ends.js';
@@ -27,6 +28,7 @@ import { JobRunner } from './jobs/queue.js';
 import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
 import { noKeyCache, type KeyCache } from './modules/api-keys/index.js';
+import * as audit from './modules/audit/index.js';
 import * as auth from './modules/auth/index.js';
 import * as callbacks from './modules/callbacks/index.js';
 import { createVault, parseVaultKeys } from './modules/cards/index.js';
@@ -34,6 +36,7 @@ import * as checkoutSessions from './modules/checkout-sessions/index.js';
 import * as customers from './modules/customers/index.js';
 import * as metrics from './modules/metrics/index.js';
 import * as notifications from './modules/notifications/index.js';
+import * as panelSessions from './modules/panel-sessions/index.js';
 import * as paymentRequests from './modules/payment-requests/index.js';
 import * as payments from './modules/payments/index.js';
 import * as reports from './modules/reports/index.js';
@@ -99,6 +102,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     vault: createVault(vaultKeys(secrets)),
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
     checkoutVerifier: checkoutSessions.checkoutTokenVerifier({ db: storage.db, clock }),
+    panelSessions: panelSessions.panelSessionVerifier({ db: storage.db, clock, secret: secrets.jwtSecret }),
     instanceId: options.instanceId,
     keyCache,
     metrics: metrics.createMetrics({ db: storage.db, clock, storage, keyCache }, options.sandboxUrl),
@@ -162,6 +166,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   );
   // Before the handler, so the report is written by the time the answer leaves.
   app.addHook('preHandler', reportDeprecatedVersion(ctx));
+  app.addHook('onSend', auditSensitiveActions(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),
@@ -170,6 +175,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.all(V1_GONE_PATH, { schema: { hide: true }, config: { auth: 'none' } }, async (request) => v1Gone(request));
   system.routes(app, ctx);
   auth.routes(app, ctx);
+  panelSessions.routes(app, ctx);
+  audit.routes(app, ctx);
   callbacks.routes(app, ctx);
   paymentRequests.routes(app, ctx);
   checkoutSessions.routes(app, ctx);

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
-import type { CheckoutTokenVerifier } from './http/actors.js';
+import type { CheckoutTokenVerifier, PanelSessionVerifier } from './http/actors.js';
 import type { JobRunner } from './jobs/queue.js';
 import type { Clock } from './lib/clock.js';
 import type { AccessTokens } from './modules/auth/jwt.js';
@@ -45,6 +45,8 @@ export interface AppContext {
   vault: Vault;
   processors: ProcessorRegistry;
   checkoutVerifier: CheckoutTokenVerifier;
+  /** The control panel's session cookie is checked through this (modules/panel-sessions). */
+  panelSessions: PanelSessionVerifier;
   /** Verified provider callbacks are dispatched here (modules/callbacks/dispatch.ts). */
   callbackHandlers: CallbackHandlers;
   /** This process among the running gateway instances (modules/instances): holder of its idempotency claims. */

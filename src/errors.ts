@@ -23,6 +23,7 @@ export const ERRORS = {
   // The gateway's own
   INVALID_CREDENTIALS: { status: 401, code: 'AUTH003', title: 'Invalid e-mail or password' },
   ACCOUNT_LOCKED: { status: 429, code: 'AUTH004', title: 'Account temporarily locked' },
+  SESSION_EXPIRED: { status: 401, code: 'AUTH005', title: 'Control-panel session expired' },
   INVALID_JSON: { status: 400, code: 'VAL003', title: 'Malformed JSON body' },
   JSON_TOO_COMPLEX: { status: 400, code: 'VAL004', title: 'JSON body nested too deeply or with too many members' },
   NOT_FOUND: { status: 404, code: 'NOT_FOUND', title: 'Not found' },

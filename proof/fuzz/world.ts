@@ -32,6 +32,8 @@ const AMOUNT = 10.5;
 export class World {
   private apiKey = '';
   private jwt = '';
+  /** The owner's control-panel session (cookie and CSRF token), for the panel's own routes. */
+  private panel: Record<string, string> = {};
   private user = { userId: 0, email: '', password: '' };
   private customerIds: number[] = [];
   private eventIds: string[] = [];
@@ -53,6 +55,7 @@ export class World {
       'login',
     );
     this.jwt = login.accessToken;
+    this.panel = await this.panelSession();
     for (let i = 0; i < 3; i++) this.customerIds.push(await this.customer());
     for (let i = 0; i < 3; i++) this.requestIds.push(await this.openRequest());
     this.paymentIds.push(await this.payment(0));
@@ -96,6 +99,18 @@ export class World {
     return paid.paymentId;
   }
 
+  /** A fresh control-panel session of the JWT's owner: the headers that carry it. */
+  private async panelSession(): Promise<Record<string, string>> {
+    this.setupRequests++;
+    const res = await json(this.target.url, 'POST', '/auth/session', undefined, {
+      email: this.user.email,
+      password: this.user.password,
+    });
+    if (res.status !== 200) throw new Error(`panel sign-in: expected 200, got ${res.status} ${res.text.slice(0, 300)}`);
+    const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+    return { cookie, 'x-csrf-token': (res.body as { csrfToken: string }).csrfToken };
+  }
+
   /** Signs a raw callback body as the processors do. */
   sign(raw: string | Uint8Array): string {
     return createHmac('sha512', this.target.callbackSecret).update(raw).digest('hex');
@@ -120,7 +135,17 @@ export class World {
       case 'POST /auth/login':
         return { path: {}, credentials: {}, body: () => ({ email: this.user.email, password: this.user.password }) };
       case 'PUT /users/{userId}/apikey':
+      case 'GET /users/{userId}/apikeys':
         return { path: { userId: this.user.userId }, credentials: { authorization: `Bearer ${this.jwt}` } };
+      case 'POST /auth/session':
+        return { path: {}, credentials: {}, body: () => ({ email: this.user.email, password: this.user.password }) };
+      case 'GET /auth/session':
+        return { path: {}, credentials: this.panel };
+      case 'GET /audit-log':
+        return { path: {}, credentials: this.panel, query: { cursor: undefined } };
+      case 'DELETE /auth/session':
+        // Signing out ends the session: each probe signs out a session of its own.
+        return { path: {}, credentials: await this.panelSession() };
       case 'POST /payment-requests':
         return {
           path: {},

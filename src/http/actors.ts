@@ -1,7 +1,7 @@
-import type { KeyMode, MerchantStatus } from '../storage/schema.js';
+import type { KeyMode, MerchantStatus, UserRole } from '../storage/schema.js';
 
 /** Who is calling. Every authenticated request carries exactly one. */
-export type Actor = ApiKeyActor | CheckoutActor | UserActor;
+export type Actor = ApiKeyActor | CheckoutActor | UserActor | PanelActor;
 
 export interface ApiKeyActor {
   kind: 'api_key';
@@ -28,6 +28,39 @@ export interface UserActor {
   kind: 'user';
   merchantId: number;
   userId: number;
+}
+
+/**
+ * A signed-in control-panel browser (session cookie) calling the merchant API in the mode it chose
+ * for this request (X-Panel-Mode): it stands where an API key of that mode would.
+ */
+export interface PanelActor {
+  kind: 'panel';
+  merchantId: number;
+  merchantStatus: MerchantStatus;
+  mode: KeyMode;
+  userId: number;
+  role: UserRole;
+  sessionId: number;
+}
+
+/** A live control-panel session, as the panel-sessions module finds it by its cookie. */
+export interface PanelSession {
+  sessionId: number;
+  userId: number;
+  email: string;
+  role: UserRole;
+  merchantId: number;
+  merchantName: string;
+  merchantStatus: MerchantStatus;
+  expiresAt: Date;
+  /** The session's CSRF token: the panel sends it back in X-CSRF-Token on every change. */
+  csrfToken: string;
+}
+
+/** Supplied by the panel-sessions module (composed in app.ts): null for an unknown, ended or expired session. */
+export interface PanelSessionVerifier {
+  verify(token: string): Promise<PanelSession | null>;
 }
 
 /** Supplied by the checkout-sessions module (composed in app.ts). */

@@ -3,14 +3,35 @@ import { AppError } from '../errors.js';
 import { verifyApiKey, type KeyCache } from '../modules/api-keys/index.js';
 import type { AccessTokens } from '../modules/auth/jwt.js';
 import type { Db } from '../storage/db.js';
+import { safeEqual } from '../lib/crypto.js';
 import type { MerchantScope } from '../lib/scope.js';
 import { checkoutBoundParam, type RoutePolicy } from './route-policy.js';
 import type { MerchantStatus } from '../storage/schema.js';
-import type { Actor, ApiKeyActor, CheckoutActor, CheckoutTokenVerifier, UserActor } from './actors.js';
+import type { Config } from '../config.js';
+import type {
+  Actor,
+  ApiKeyActor,
+  CheckoutActor,
+  CheckoutTokenVerifier,
+  PanelActor,
+  PanelSession,
+  PanelSessionVerifier,
+  UserActor,
+} from './actors.js';
+import {
+  assertSameOrigin,
+  changesState,
+  clearedPanelCookie,
+  CSRF_HEADER,
+  PANEL_MODE_HEADER,
+  panelCookieOf,
+} from './panel-cookie.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     actor?: Actor;
+    /** The control-panel session the request came with, when it came with one. */
+    panelSession?: PanelSession;
   }
 }
 
@@ -19,6 +40,8 @@ export interface CredentialDeps {
   tokens: AccessTokens;
   checkoutVerifier: CheckoutTokenVerifier;
   keyCache: KeyCache;
+  panelSessions: PanelSessionVerifier;
+  config: Config;
 }
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
@@ -30,15 +53,26 @@ export function authenticate(deps: CredentialDeps) {
   return async (request: FastifyRequest): Promise<void> => {
     const config = request.routeOptions.config;
     if (config.auth === 'user') {
-      request.actor = await bearerUser(deps, request);
+      request.actor = await controlPanelUser(deps, request);
     } else if (config.auth === 'api_key') {
       request.actor = await merchantCaller(deps, request, config);
+    } else if (config.auth === 'session') {
+      request.actor = panelCaller(request, await panelSession(deps, request));
     }
   };
 }
 
-async function bearerUser(deps: CredentialDeps, request: FastifyRequest): Promise<UserActor> {
-  const authorization = header(request, 'authorization') ?? '';
+/** The spec's bearer access token; from a browser without one, the control-panel session. */
+async function controlPanelUser(deps: CredentialDeps, request: FastifyRequest): Promise<UserActor> {
+  const authorization = header(request, 'authorization');
+  if (authorization === undefined && panelCookieOf(request, deps.config) !== undefined) {
+    const session = await panelSession(deps, request);
+    return { kind: 'user', merchantId: session.merchantId, userId: session.userId };
+  }
+  return bearerUser(deps, authorization ?? '');
+}
+
+async function bearerUser(deps: CredentialDeps, authorization: string): Promise<UserActor> {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization);
   const claims = match ? await deps.tokens.verify(match[1]) : null;
   if (!claims) {
@@ -56,6 +90,14 @@ async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, con
   if (checkoutToken !== undefined) return checkoutCaller(deps, request, config, checkoutToken);
 
   const key = header(request, 'x-api-key');
+  if (key === undefined && panelCookieOf(request, deps.config) !== undefined) {
+    const actor = panelCaller(request, await panelSession(deps, request));
+    assertMerchantMayCall(actor.merchantStatus, config);
+    if (actor.role === 'viewer' && changesState(request)) {
+      throw new AppError('INSUFFICIENT_PERMISSIONS', 'A viewer can read but not change anything');
+    }
+    return actor;
+  }
   if (key === undefined) {
     if (/^Bearer\s/i.test(header(request, 'authorization') ?? '')) {
       throw new AppError(
@@ -92,6 +134,42 @@ async function checkoutCaller(
   return actor;
 }
 
+/**
+ * The session the panel's cookie names, checked like a form post would be: a change needs the session's
+ * CSRF token (X-CSRF-Token) and, from a browser, the gateway's own Origin. A cookie naming no live
+ * session is SESSION_EXPIRED (the panel goes back to sign-in and says why) and is cleared.
+ */
+async function panelSession(deps: CredentialDeps, request: FastifyRequest): Promise<PanelSession> {
+  const token = panelCookieOf(request, deps.config);
+  if (token === undefined) throw new AppError('UNAUTHORIZED', 'Sign in to the control panel first');
+  const session = token.length <= 256 ? await deps.panelSessions.verify(token) : null;
+  if (!session) {
+    throw new AppError('SESSION_EXPIRED', 'Your control-panel session has ended or expired; sign in again', {
+      headers: { 'Set-Cookie': clearedPanelCookie(deps.config) },
+    });
+  }
+  if (changesState(request)) {
+    assertSameOrigin(request, deps.config);
+    if (!safeEqual(header(request, CSRF_HEADER) ?? '', session.csrfToken)) {
+      throw new AppError('FORBIDDEN', 'The X-CSRF-Token header is missing or does not match this session');
+    }
+  }
+  request.panelSession = session;
+  return session;
+}
+
+/** The panel acting for its merchant in the mode it chose for this request (X-Panel-Mode, default test). */
+function panelCaller(request: FastifyRequest, session: PanelSession): PanelActor {
+  const mode = header(request, PANEL_MODE_HEADER) ?? 'test';
+  if (mode !== 'test' && mode !== 'live') {
+    throw new AppError('INVALID_FORMAT', 'X-Panel-Mode must be "test" or "live"', {
+      details: { field: 'X-Panel-Mode', value: mode },
+    });
+  }
+  const { merchantId, merchantStatus, userId, role, sessionId } = session;
+  return { kind: 'panel', merchantId, merchantStatus, mode, userId, role, sessionId };
+}
+
 function assertMerchantMayCall(status: MerchantStatus, config: RoutePolicy): void {
   if (status === 'suspended') {
     throw new AppError('INSUFFICIENT_PERMISSIONS', 'This merchant account is suspended; contact support');
@@ -101,8 +179,8 @@ function assertMerchantMayCall(status: MerchantStatus, config: RoutePolicy): voi
   }
 }
 
-/** The calling merchant API key, for handlers that only API keys may reach. */
-export function requireMerchant(request: FastifyRequest): ApiKeyActor | CheckoutActor {
+/** The calling merchant credential (API key, checkout token or panel session), for handlers that only those may reach. */
+export function requireMerchant(request: FastifyRequest): ApiKeyActor | CheckoutActor | PanelActor {
   const actor = request.actor;
   if (!actor || actor.kind === 'user') throw new AppError('INVALID_API_KEY', 'An API key is required');
   return actor;

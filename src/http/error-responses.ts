@@ -65,6 +65,7 @@ const WHY: Record<number, string> = {
  */
 const ROUTE_SPECIFIC: Record<string, number[]> = {
   'POST /auth/login': [401],
+  'POST /auth/session': [401],
   'POST /callbacks/svc': [401],
   'POST /callbacks/svc-gateway': [401],
   'POST /callbacks/svcwh': [401],
@@ -92,8 +93,9 @@ export function errorStatuses(route: RouteShape): number[] {
   if (!isProbe(route.url)) [400, 403, 429].forEach((s) => statuses.add(s));
   const { schema = {}, config = {} } = route;
   const auth = config.auth ?? 'none';
-  // Every POST, PUT and PATCH may carry a body (even one its schema does not describe), so its parser can refuse it.
-  if (schema.body || ['POST', 'PUT', 'PATCH'].includes(route.method)) [400, 413, 415].forEach((s) => statuses.add(s));
+  // Every POST, PUT, PATCH and DELETE may carry a body (even one its schema does not describe), so its parser can refuse it.
+  if (schema.body || ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method))
+    [400, 413, 415].forEach((s) => statuses.add(s));
   if (auth !== 'none') [401, 403].forEach((s) => statuses.add(s));
   // A record named by the path, or by the body (a customer id), may not exist for this caller.
   if (schema.params || schema.body) statuses.add(404);

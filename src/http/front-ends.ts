@@ -47,7 +47,9 @@ export async function frontEnds(app: App, options: FrontEndOptions): Promise<voi
       // The spec's page address is `{CHECKOUT_URL}/main?requestId=…&token=…`: the build's index.html.
       { alias: 'main', legacy: options.exchangeLegacyApiKey },
     );
-  await serve(app, join(dir, 'panel'), '/panel');
+  await serve(app, join(dir, 'panel'), '/panel', (_request, reply) => {
+    reply.header('Content-Security-Policy', `${OWN_ASSETS_ONLY}; frame-ancestors 'none'`);
+  });
 }
 
 async function serve(
@@ -80,12 +82,16 @@ async function serve(
   });
 }
 
+/** A page of ours: its own scripts, styles and API only (the API's answers keep `default-src 'none'`). */
+const OWN_ASSETS_ONLY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'self'; object-src 'none'";
+
 /** The checkout page runs in merchants' pages: its own scripts only, framed only where allowed. */
 function checkoutPageHeaders(reply: FastifyReply, frameAncestors: string[]): void {
   reply.header(
     'Content-Security-Policy',
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-      `base-uri 'none'; form-action 'self'; object-src 'none'; frame-ancestors ${frameAncestors.join(' ') || "'none'"}`,
+    `${OWN_ASSETS_ONLY}; frame-ancestors ${frameAncestors.join(' ') || "'none'"}`,
   );
   // X-Frame-Options cannot name origins; frame-ancestors supersedes it.
   reply.raw.removeHeader('X-Frame-Options');

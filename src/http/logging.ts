@@ -9,6 +9,7 @@ const REDACT_PATHS = [
   'req.headers["x-checkout-token"]',
   'req.headers.authorization',
   'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   '*.password',
   '*.cvv',
@@ -16,6 +17,7 @@ const REDACT_PATHS = [
   '*.token',
   '*.apiKey',
   '*.accessToken',
+  '*.csrfToken',
   '*.secret',
   '*.authenticationValue',
 ];
@@ -24,6 +26,7 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/svc_(test|live)_sk_[0-9A-Za-z]+/g, 'svc_$1_sk_[REDACTED]'],
   [/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, '[REDACTED_JWT]'],
   [/cst_[0-9A-Za-z_-]+/g, 'cst_[REDACTED]'],
+  [/pst_[0-9A-Za-z]+/g, 'pst_[REDACTED]'],
   [/(?<![\d.])\d{12,19}(?![\d.])/g, '[REDACTED_PAN]'],
   [/("cvv"\s*:\s*)"[^"]*"/gi, '$1"[REDACTED]"'],
   [/([?&](?:apiKey|token)=)[^&\s"]+/g, '$1[REDACTED]'],

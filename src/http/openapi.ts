@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { ErrorGuide, errorResponses, Problem } from './error-responses.js';
 import { JSON_TYPES } from './json-body.js';
+import { panelCookieName } from './panel-cookie.js';
 import { checkoutBoundParam } from './route-policy.js';
 import { CURRENT_API_VERSION } from './versioning.js';
 
@@ -32,6 +33,8 @@ export async function openApi(app: App, config: Config): Promise<void> {
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           CheckoutToken: { type: 'apiKey', in: 'header', name: 'X-Checkout-Token' },
           AccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          // The control panel's cookie (POST /auth/session); changes also need X-CSRF-Token.
+          PanelSession: { type: 'apiKey', in: 'cookie', name: panelCookieName(config) },
         },
         parameters: {
           ApiVersion: {
@@ -85,9 +88,15 @@ export async function openApi(app: App, config: Config): Promise<void> {
   );
 }
 
+/**
+ * The panel's session cookie is also accepted where an API key or the bearer token is (docs/security.md),
+ * but the document offers each operation the credential integrations use: PanelSession only on the
+ * panel's own session routes.
+ */
 function securityOf(config: { auth?: string }, checkoutToken: boolean): Record<string, string[]>[] {
   if (config.auth === 'api_key') return [{ ApiKey: [] }, ...(checkoutToken ? [{ CheckoutToken: [] }] : [])];
   if (config.auth === 'user') return [{ AccessToken: [] }];
+  if (config.auth === 'session') return [{ PanelSession: [] }];
   return [];
 }
 
@@ -123,7 +132,9 @@ and every credential or rate-limit error, use the error-guide shape. Unknown bod
 named in the X-Ignored-Fields response header.
 
 Authentication: \`X-API-Key: svc_test_sk_…\` from your server; \`X-Checkout-Token\` from the hosted checkout;
-\`Authorization: Bearer\` only for the control-panel API.
+\`Authorization: Bearer\` only for the control-panel API. The control panel at /panel signs in with
+\`POST /auth/session\` and then calls the merchant API with its session cookie instead of a key, choosing
+the mode per request with \`X-Panel-Mode: test|live\` and sending \`X-CSRF-Token\` on every change.
 
 ## Errors
 

@@ -116,6 +116,8 @@ function partitionOf(request: FastifyRequest): string {
       return `checkout:${actor.sessionId}`;
     case 'user':
       return `user:${actor.userId}`;
+    case 'panel':
+      return `panel:${actor.sessionId}`;
     default:
       return `ip:${request.ip}`;
   }

@@ -3,15 +3,16 @@ import { CARD_PROCESSORS } from '../processors/registry.js';
 
 /**
  * The access and answer policy of every route, in one place.
- * - auth: which credential the route takes ('none' when absent): a merchant API key, a
- *   control-panel bearer token, or nothing.
+ * - auth: which credential the route takes ('none' when absent): a merchant API key (or the control
+ *   panel's session in its place), a control-panel bearer token (or the panel's session), the panel's
+ *   session only, or nothing.
  * - paymentSubmission: moves money; refused for restricted merchants.
  * - checkout token: only the routes of CHECKOUT_TOKEN_ROUTES, for their own payment request.
  * - error shape: by resource, ERROR_SHAPES.
  * Routes declare auth and paymentSubmission in their `config`; the two lists below are the rest.
  */
 export interface RoutePolicy {
-  auth?: 'none' | 'api_key' | 'user';
+  auth?: 'none' | 'api_key' | 'user' | 'session';
   paymentSubmission?: boolean;
 }
 
@@ -55,6 +56,7 @@ const CREDENTIAL_ERRORS = new Set<ErrorName>([
   'INVALID_API_KEY',
   'INSUFFICIENT_PERMISSIONS',
   'UNAUTHORIZED',
+  'SESSION_EXPIRED',
   'FORBIDDEN',
   'RATE_LIMIT_EXCEEDED',
 ]);

@@ -6,6 +6,8 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export type MerchantStatus = 'active' | 'restricted' | 'suspended';
 export type KeyMode = 'test' | 'live';
+/** owner: everything, the audit log included; developer: all but the audit log; viewer: reads only. */
+export type UserRole = 'owner' | 'developer' | 'viewer';
 
 export interface MerchantsTable {
   id: Generated<number>;
@@ -21,6 +23,7 @@ export interface UsersTable {
   merchant_id: number;
   email: string;
   password_hash: string;
+  role: ColumnType<UserRole, UserRole | undefined, UserRole>;
   created_at: CreatedAt;
 }
 
@@ -36,6 +39,29 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Set when the key was seen somewhere public (legacy checkout URL). */
   exposed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** A signed-in control-panel browser (the cookie's token only as a hash). */
+export interface PanelSessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  merchant_id: number;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** A sensitive action (key rotation, refund, settings change), who did it and when. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  merchant_id: number;
+  user_id: number | null;
+  livemode: boolean | null;
+  action: string;
+  /** The request's path: what was acted on. */
+  target: string;
+  request_id: string;
+  at: Timestamp;
 }
 
 export interface LoginFailuresTable {
@@ -344,5 +370,7 @@ export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   login_failures: LoginFailuresTable;
+  panel_sessions: PanelSessionsTable;
+  audit_log: AuditLogTable;
   system_secrets: SystemSecretsTable;
 }

@@ -3,13 +3,13 @@
  * driven by playwright-core: the example shop on one origin embeds the checkout from the gateway's.
  * Screenshots of each state go to .tmp/screenshots/ (not committed).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutPage, startShop, type Shop } from '../../examples/merchant/shop.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { freePort } from '../helpers/ports.js';
 import { ROOT } from '../helpers/processes.js';
@@ -18,15 +18,6 @@ import { CARDS, payer } from '../payments/fixtures.js';
 
 const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
 const CVV = '737';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let gw: TestGateway;
 let shop: Shop;
@@ -37,8 +28,8 @@ let context: BrowserContext;
 const requestedUrls: string[] = [];
 
 beforeAll(async () => {
-  const executablePath = execFileSync('bash', ['scripts/chromium.sh'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  execFileSync('bash', ['scripts/build-if-stale.sh'], { cwd: ROOT, stdio: 'ignore' });
+  // First: it builds the front ends the gateway serves.
+  browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
   const [shopPort, gatewayPort, pagesPort, strangerPort] = [
     await freePort(),
@@ -58,7 +49,6 @@ beforeAll(async () => {
   });
   merchant = await gw.merchant();
   shop = await startShop({ gatewayUrl: gw.url, apiKey: merchant.apiKey, port: shopPort });
-  browser = await chromium.launch({ executablePath, args: FLAGS });
   context = await browser.newContext({ viewport: { width: 360, height: 800 }, locale: 'de-DE' });
   context.on('request', (request) => requestedUrls.push(request.url()));
   await context.addInitScript(() => {

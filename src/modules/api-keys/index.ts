@@ -1,6 +1,7 @@
 /** The API keys module: merchant keys, stored as hashes, rotated by their user. */
 export { rotateApiKey } from './rotate-key.js';
 export { verifyApiKey } from './verify-key.js';
+export { listApiKeys, type KeySummary } from './list-keys.js';
 export { refuseLiveKeysOnDevelopmentStore } from './refuse-live-keys-on-development-store.js';
 export { markKeyExposed, type ActiveKey } from './repository.js';
 export {

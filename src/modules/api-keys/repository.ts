@@ -55,7 +55,12 @@ export async function liveKeyEverIssued(db: Db): Promise<boolean> {
 
 /** The key's owner, locked so concurrent rotations queue up. */
 export async function lockUser(db: Db, userId: number) {
-  return db.selectFrom('users').select(['id', 'merchant_id']).where('id', '=', userId).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .select(['id', 'merchant_id', 'role'])
+    .where('id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** A key seen in a public place (the legacy checkout URL): flagged once, the first sighting kept. */
@@ -65,5 +70,16 @@ export async function markKeyExposed(db: Db, keyId: number, now: Date): Promise<
     .set({ exposed_at: now })
     .where('id', '=', keyId)
     .where('exposed_at', 'is', null)
+    .execute();
+}
+
+/** The user's keys in use, one per mode at most: what the control panel shows instead of the keys. */
+export async function findActiveKeysOfUser(db: Db, userId: number) {
+  return db
+    .selectFrom('api_keys')
+    .select(['mode', 'display_prefix', 'created_at', 'exposed_at'])
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .orderBy('mode')
     .execute();
 }

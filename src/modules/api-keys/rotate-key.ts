@@ -1,4 +1,4 @@
-import { notFound } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import type { DbContext } from '../../context.js';
 import type { KeyMode } from '../../storage/schema.js';
 import { generateApiKey } from './keys.js';
@@ -12,6 +12,9 @@ import { insertKey, lockUser, revokeActiveKey } from './repository.js';
 export async function rotateApiKey(ctx: DbContext, input: { userId: number; mode: KeyMode }): Promise<string> {
   const user = await lockUser(ctx.db, input.userId);
   if (!user) throw notFound('user');
+  // Roles (docs/decisions.md, "Control-panel roles"): a viewer reads and holds no key.
+  if (user.role === 'viewer')
+    throw new AppError('INSUFFICIENT_PERMISSIONS', 'A viewer cannot generate or rotate API keys');
   await revokeActiveKey(ctx.db, user.id, input.mode, ctx.clock.now());
   const generated = generateApiKey(input.mode);
   await insertKey(ctx.db, { merchantId: user.merchant_id, userId: user.id, mode: input.mode, ...generated });

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
 import type { AppContext } from '../../context.js';
+import type { UserRole } from '../../storage/schema.js';
 import { findUserByEmail, normalizeEmail, verifyPassword } from '../merchants/index.js';
 import { queueNotice } from '../notifications/index.js';
 import { clearFailures, findLock, recordFailure } from './repository.js';
@@ -7,15 +8,24 @@ import { clearFailures, findLock, recordFailure } from './repository.js';
 export const MAX_FAILED_LOGINS = 10;
 export const LOCKOUT_SECONDS = 30 * 60;
 
-/**
- * Sign-in. Unknown e-mail and wrong password are indistinguishable: same answer, one argon2
- * verification each, and failures are counted per typed e-mail whether or not it exists,
- * so the lock-out does not reveal accounts either.
- */
+/** Sign-in to the access-token API (the spec's login): the checked credentials, as a one-hour bearer token. */
 export async function login(
   ctx: Pick<AppContext, 'db' | 'clock' | 'tokens'>,
   input: { email: string; password: string },
 ): Promise<{ accessToken: string; expireDate: string }> {
+  const user = await checkCredentials(ctx, input);
+  return ctx.tokens.issue({ userId: user.userId, merchantId: user.merchantId });
+}
+
+/**
+ * The one sign-in check, shared by the bearer login and the control panel's session. Unknown e-mail and wrong password are indistinguishable: same answer, one argon2
+ * verification each, and failures are counted per typed e-mail whether or not it exists,
+ * so the lock-out does not reveal accounts either.
+ */
+export async function checkCredentials(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  input: { email: string; password: string },
+): Promise<{ userId: number; merchantId: number; email: string; role: UserRole }> {
   const { db, clock } = ctx;
   const email = normalizeEmail(input.email);
   const now = clock.now();
@@ -41,7 +51,7 @@ export async function login(
     throw new AppError('INVALID_CREDENTIALS', 'The e-mail or password is incorrect');
   }
   await clearFailures(db, email);
-  return ctx.tokens.issue({ userId: user.id, merchantId: user.merchant_id });
+  return { userId: user.id, merchantId: user.merchant_id, email: user.email, role: user.role };
 }
 
 function locked(until: Date, now: Date): AppError {

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { inTransaction, type App, type AppContext } from '../../context.js';
-import { awaitKeyCacheAcknowledgements, rotateApiKey } from '../api-keys/index.js';
+import { awaitKeyCacheAcknowledgements, listApiKeys, rotateApiKey } from '../api-keys/index.js';
 import { login } from './login.js';
 
 const LoginBody = Type.Object({
@@ -13,6 +14,26 @@ const LoginResponse = Type.Object({
   accessToken: Type.String({ description: 'Bearer JWT for the control-panel API' }),
   expireDate: Type.String({ format: 'date-time', description: 'ISO 8601 UTC expiry of the access token' }),
 });
+
+const UserParams = Type.Object({ userId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+const KeySummary = Type.Object({
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  prefix: Type.String({ description: 'The first characters of the key; the key itself was shown once' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  exposedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the key was seen in a public place (the legacy checkout URL): rotate it',
+  }),
+});
+
+/** A user acts only on itself: its own keys. */
+function ownUser(request: FastifyRequest, userId: number): number {
+  const actor = request.actor;
+  if (actor?.kind !== 'user' || actor.userId !== userId) {
+    throw new AppError('FORBIDDEN', 'You may only manage the API keys of your own user');
+  }
+  return actor.userId;
+}
 
 export function authRoutes(app: App, ctx: AppContext): void {
   app.post(
@@ -35,7 +56,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
       schema: {
         summary: 'Generate a new API key (the previous key of that mode stops working at once)',
         tags: ['Control panel'],
-        params: Type.Object({ userId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
+        params: UserParams,
         querystring: Type.Object({
           mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { default: 'test' })),
         }),
@@ -44,16 +65,27 @@ export function authRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'user' },
     },
     async (request, reply) => {
-      const actor = request.actor!;
-      if (actor.kind !== 'user' || actor.userId !== request.params.userId) {
-        throw new AppError('FORBIDDEN', 'You may only generate an API key for your own user');
-      }
+      const userId = ownUser(request, request.params.userId);
       const mode = request.query.mode ?? 'test';
-      const key = await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: actor.userId, mode }));
+      const key = await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId, mode }));
       // Answered only once no instance's key cache can still accept the replaced key.
       await awaitKeyCacheAcknowledgements(ctx);
       // The body is a JSON string ("svc_…"): Fastify would send a bare string reply as text/plain, unquoted.
       return reply.type('application/json').send(JSON.stringify(key));
     },
+  );
+
+  app.get(
+    '/users/:userId/apikeys',
+    {
+      schema: {
+        summary: 'The active API keys of a user, described (prefix, creation, exposure), never the keys',
+        tags: ['Control panel'],
+        params: UserParams,
+        response: { 200: Type.Array(KeySummary) },
+      },
+      config: { auth: 'user' },
+    },
+    async (request) => listApiKeys(ctx, { userId: ownUser(request, request.params.userId) }),
   );
 }

@@ -24,7 +24,7 @@ export function checkoutSessionRoutes(app: App, ctx: AppContext): void {
     async (request) => {
       const actor = requireMerchant(request);
       // The credential check already refuses tokens here; this keeps it true if the route config changes.
-      if (actor.kind !== 'api_key')
+      if (actor.kind === 'checkout')
         throw new AppError('FORBIDDEN', 'A checkout session token cannot mint another token');
       return mintCheckoutSession(ctx, {
         scope: merchantScopeOf(request),

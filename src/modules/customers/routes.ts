@@ -23,7 +23,7 @@ const tags = ['Customers'];
 function callerScope(request: FastifyRequest): CustomerScope & { userId: number } {
   const actor = requireMerchant(request);
   // Customer routes accept no checkout token (the credential check refuses it); this narrows the type.
-  if (actor.kind !== 'api_key') throw new AppError('FORBIDDEN', 'Customer records need an API key');
+  if (actor.kind === 'checkout') throw new AppError('FORBIDDEN', 'Customer records need an API key');
   return { merchantId: actor.merchantId, livemode: actor.mode === 'live', userId: actor.userId };
 }
 

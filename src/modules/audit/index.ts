@@ -1,0 +1,3 @@
+/** The audit module: sensitive actions (key rotation, refund, settings change), who and when, for owners. */
+export { auditRoutes as routes } from './routes.js';
+export { recordAudit } from './record-audit.js';

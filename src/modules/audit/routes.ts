@@ -1,0 +1,38 @@
+import { Type } from '@sinclair/typebox';
+import type { App, AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { Page, PageQuery } from '../../lib/pagination.js';
+import { nullable } from '../../lib/schema.js';
+import { listAudit } from './list-audit.js';
+
+const AuditEntry = Type.Object({
+  action: Type.String({ description: 'api_key.rotated, payment.refunded, settings.updated, webhook_secret.rotated' }),
+  target: Type.String({ description: 'The path acted on' }),
+  mode: nullable(Type.Union([Type.Literal('test'), Type.Literal('live')])),
+  by: nullable(Type.String({ description: 'The e-mail of the user who acted (their key, token or session)' })),
+  requestId: Type.String(),
+  at: Type.String({ format: 'date-time' }),
+});
+
+/** The audit log, for the merchant's owners in the control panel. */
+export function auditRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/audit-log',
+    {
+      schema: {
+        summary: 'Sensitive actions of the merchant (owners only), newest first',
+        tags: ['Control panel'],
+        querystring: Type.Object(PageQuery),
+        response: { 200: Page(AuditEntry) },
+      },
+      config: { auth: 'session' },
+    },
+    async (request) => {
+      const actor = request.actor;
+      if (actor?.kind !== 'panel' || actor.role !== 'owner') {
+        throw new AppError('INSUFFICIENT_PERMISSIONS', 'Only an owner can read the audit log');
+      }
+      return listAudit(ctx, { merchantId: actor.merchantId, ...request.query });
+    },
+  );
+}

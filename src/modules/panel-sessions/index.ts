@@ -1,0 +1,3 @@
+/** The panel-sessions module: the control panel's cookie session (sign-in, CSRF token, sign-out). */
+export { panelSessionRoutes as routes } from './routes.js';
+export { panelSessionVerifier } from './verifier.js';

@@ -1,0 +1,43 @@
+import type { AppContext } from '../../context.js';
+import type { UserRole } from '../../storage/schema.js';
+import { checkCredentials } from '../auth/index.js';
+import { deleteExpiredSessions, findMerchantName, insertSession } from './repository.js';
+import { csrfTokenOf, generateSessionToken, slidingExpiry } from './tokens.js';
+
+export interface StartedSession {
+  /** The cookie's value: given to the browser once, stored only as a hash. */
+  token: string;
+  csrfToken: string;
+  expiresAt: Date;
+  user: { id: number; email: string; role: UserRole };
+  merchant: { id: number; name: string };
+}
+
+/**
+ * Control-panel sign-in: the login's own check (argon2, lock-out after 10 failures, the same answer
+ * for an unknown e-mail), then a new session.
+ */
+export async function startPanelSession(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
+  input: { email: string; password: string },
+): Promise<StartedSession> {
+  const user = await checkCredentials(ctx, input);
+  const now = ctx.clock.now();
+  await deleteExpiredSessions(ctx.db, user.userId, now);
+  const { token, hash } = generateSessionToken();
+  const expiresAt = slidingExpiry(now, now);
+  await insertSession(ctx.db, {
+    userId: user.userId,
+    merchantId: user.merchantId,
+    tokenHash: hash,
+    createdAt: now,
+    expiresAt,
+  });
+  return {
+    token,
+    csrfToken: csrfTokenOf(ctx.secrets.jwtSecret, hash),
+    expiresAt,
+    user: { id: user.userId, email: user.email, role: user.role },
+    merchant: { id: user.merchantId, name: await findMerchantName(ctx.db, user.merchantId) },
+  };
+}

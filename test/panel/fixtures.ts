@@ -1,0 +1,14 @@
+import { hashPassword } from '../../src/modules/merchants/passwords.js';
+import type { UserRole } from '../../src/storage/schema.js';
+import { PASSWORD, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+
+/** Another user of the merchant, with a role (no invitation flow yet: written directly), password PASSWORD. */
+export async function teammate(gw: TestGateway, m: TestMerchant, role: UserRole) {
+  const email = `${role}-${m.merchantId}-${Date.now()}@example.com`;
+  const user = await gw.db
+    .insertInto('users')
+    .values({ merchant_id: m.merchantId, email, password_hash: await hashPassword(PASSWORD), role })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { userId: user.id, email };
+}

@@ -1,0 +1,145 @@
+import { call, when, type Session } from './api.js';
+import { button, field, h, message, replaceContent, table } from './ui.js';
+
+interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+interface EventSummary {
+  id: string;
+  type: string;
+  created: string;
+}
+interface Attempt {
+  at: string;
+  url: string;
+  statusCode: number | null;
+  durationMs: number;
+  error: { message: string } | null;
+}
+interface Notice {
+  at: string;
+  to: string;
+  subject: string;
+  kind: string;
+}
+
+/** Developers: events and their deliveries (re-send), e-mail notices, and a test payment on the hosted checkout. */
+export async function renderDevelopers(root: HTMLElement, session: Session): Promise<void> {
+  const [events, notices] = await Promise.all([
+    call<Page<EventSummary>>('GET', '/events?limit=20'),
+    call<Page<Notice>>('GET', '/notices?limit=20'),
+  ]);
+  const detail = h('div', { class: 'detail' });
+  const eventRows = events.data.map((event) => [
+    h('code', {}, event.id),
+    event.type,
+    when(event.created),
+    button('Deliveries', () => showEvent(detail, event.id), { 'aria-label': `Deliveries of ${event.id}` }),
+  ]);
+  replaceContent(
+    root,
+    h('h1', {}, 'Developers'),
+    testPayment(session),
+    h('h2', {}, 'Events'),
+    events.data.length
+      ? table('Events, newest first', ['Event', 'Type', 'Created', ''], eventRows)
+      : h('p', {}, 'No events yet.'),
+    detail,
+    h('h2', {}, 'E-mail notices'),
+    notices.data.length
+      ? table(
+          'E-mail notices sent to your users',
+          ['Sent', 'To', 'Subject', 'Kind'],
+          notices.data.map((n) => [when(n.at), n.to, n.subject, n.kind]),
+        )
+      : h('p', {}, 'No notices yet.'),
+  );
+}
+
+async function showEvent(detail: HTMLElement, id: string): Promise<void> {
+  const event = await call<EventSummary & { attempts: Attempt[]; pendingDeliveries: number }>('GET', `/events/${id}`);
+  const feedback = h('div', { class: 'feedback' });
+  const resend = button('Re-send', async () => {
+    try {
+      await call('POST', `/events/${id}/resend`);
+      replaceContent(feedback, message('success', `${id} is queued for delivery.`));
+    } catch (error) {
+      replaceContent(feedback, message('error', (error as Error).message));
+    }
+  });
+  const rows = event.attempts.map((a) => [
+    when(a.at),
+    a.url,
+    a.statusCode === null ? 'No answer' : String(a.statusCode),
+    `${a.durationMs} ms`,
+    a.error?.message ?? '',
+  ]);
+  replaceContent(
+    detail,
+    h('h3', { tabindex: '-1', id: 'event-title' }, `${event.type} (${id})`),
+    h('p', {}, `Pending deliveries: ${event.pendingDeliveries}`),
+    rows.length
+      ? table(`Delivery attempts of ${id}`, ['At', 'URL', 'Status', 'Time', 'Error'], rows)
+      : h('p', {}, 'No attempt yet.'),
+    resend,
+    feedback,
+  );
+  document.getElementById('event-title')?.focus();
+}
+
+/** Always in test mode: creates a payment request and opens it on the hosted checkout in a new tab. */
+function testPayment(session: Session): HTMLElement {
+  const amount = h('input', { type: 'text', inputmode: 'decimal', value: '10.00' });
+  const currency = h('input', { type: 'text', value: 'EUR', maxlength: '3', autocapitalize: 'characters' });
+  const feedback = h('div', { class: 'feedback' });
+  const form = h(
+    'form',
+    { novalidate: true, 'aria-labelledby': 'test-payment-title' },
+    h('h2', { id: 'test-payment-title' }, 'Create a test payment request'),
+    h('div', { class: 'row' }, field('Amount', amount), field('Currency', currency)),
+    h('button', { type: 'submit' }, 'Create and open the checkout'),
+    feedback,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    // Opened now, inside the click, so no pop-up blocker stops it; pointed at the checkout once it exists.
+    const tab = window.open('about:blank', '_blank');
+    void (async () => {
+      try {
+        const created = await call<{ paymentRequestId: number }>(
+          'POST',
+          '/payment-requests',
+          {
+            amount: Number(amount.value),
+            currency: currency.value.toUpperCase(),
+            reference: `panel-test-${Date.now()}`,
+          },
+          { mode: 'test' },
+        );
+        const id = created.paymentRequestId;
+        const minted = await call<{ token: string }>(
+          'POST',
+          `/payment-requests/${id}/checkout-session`,
+          {},
+          { mode: 'test' },
+        );
+        const url = `${session.checkoutUrl}/main?requestId=${id}&token=${encodeURIComponent(minted.token)}`;
+        if (tab) {
+          tab.opener = null;
+          tab.location.href = url;
+        }
+        replaceContent(
+          feedback,
+          message('success', `Test payment request ${id} created.`),
+          h('a', { href: url, target: '_blank', rel: 'noopener' }, 'Open its checkout'),
+        );
+      } catch (error) {
+        tab?.close();
+        replaceContent(feedback, message('error', (error as Error).message));
+      }
+    })();
+  });
+  return form;
+}

@@ -1,0 +1,171 @@
+import './style.css';
+import { ApiError, call, canChange, panel, setMode, type Mode, type Session } from './api.js';
+import { renderAudit } from './audit.js';
+import { renderDevelopers } from './developers.js';
+import { listKeys, renderKeys, rotateKey } from './keys.js';
+import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
+import { renderSettings } from './settings.js';
+import { renderSignIn } from './sign-in.js';
+import { button, h, message, replaceContent } from './ui.js';
+
+/**
+ * The control panel: a signed-in shell (mode switch, "test mode" marker, navigation, exposed-key banner)
+ * around one page chosen by the address's fragment (#/payments, #/keys, #/settings, #/developers).
+ */
+const root = document.getElementById('app')!;
+let session: Session | null = null;
+/** A key the banner's one-click rotate just made: the keys page shows it once. */
+let justCreated: { mode: Mode; key: string } | undefined;
+
+const PAGES: Array<{ hash: string; title: string }> = [
+  { hash: '#/payments', title: 'Payments' },
+  { hash: '#/keys', title: 'API keys' },
+  { hash: '#/settings', title: 'Settings' },
+  { hash: '#/developers', title: 'Developers' },
+  { hash: '#/audit', title: 'Audit log' },
+];
+
+/** The pages this user's role may open: the audit log is the owners'. */
+const pagesOf = (current: Session) => PAGES.filter((p) => p.hash !== '#/audit' || current.user.role === 'owner');
+
+panel.onExpired = () => {
+  if (!session) return;
+  session = null;
+  signIn('Your session has expired. Sign in again.');
+};
+
+function signIn(notice?: string): void {
+  document.title = 'Sign in · Control panel';
+  renderSignIn(
+    root,
+    (started) => {
+      session = started;
+      panel.csrf = started.csrfToken;
+      if (!location.hash) location.hash = '#/payments';
+      void render();
+    },
+    notice,
+  );
+}
+
+async function render(): Promise<void> {
+  if (!session) return;
+  const current = session;
+  const content = h('main', { id: 'content', tabindex: '-1' });
+  const banner = h('div', { class: 'banners' });
+  replaceContent(root, shell(current), banner, content);
+  void exposedKeyBanner(banner, current);
+  const hash = location.hash || '#/payments';
+  const page = pagesOf(current).find((p) => hash.startsWith(p.hash)) ?? PAGES[0];
+  document.title = `${page.title} · ${panel.mode === 'test' ? 'Test mode · ' : ''}Control panel`;
+  try {
+    const detail = /^#\/payments\/(\d+)$/.exec(hash);
+    if (detail) await renderPaymentRequest(content, Number(detail[1]), canChange(current));
+    else if (page.hash === '#/keys') {
+      const created = justCreated;
+      justCreated = undefined;
+      await renderKeys(content, current, created);
+    } else if (page.hash === '#/settings') await renderSettings(content, current);
+    else if (page.hash === '#/developers') await renderDevelopers(content, current);
+    else if (page.hash === '#/audit') await renderAudit(content);
+    else await renderPaymentRequests(content);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return;
+    replaceContent(content, message('error', (error as Error).message));
+  }
+}
+
+function shell(current: Session): HTMLElement {
+  const modeSwitch = h(
+    'fieldset',
+    { class: 'mode-switch' },
+    h('legend', {}, 'Mode'),
+    ...(['test', 'live'] as Mode[]).map((mode) => {
+      const radio = h('input', { type: 'radio', name: 'mode', id: `mode-${mode}`, value: mode });
+      radio.checked = panel.mode === mode;
+      radio.addEventListener('change', () => {
+        setMode(mode);
+        void render().then(() => document.getElementById(`mode-${mode}`)?.focus());
+      });
+      return h('span', {}, radio, h('label', { for: `mode-${mode}` }, mode === 'test' ? 'Test' : 'Live'));
+    }),
+  );
+  const signOut = button('Sign out', async () => {
+    try {
+      await call('DELETE', '/auth/session');
+    } finally {
+      session = null;
+      signIn('You are signed out.');
+    }
+  });
+  const hash = location.hash || '#/payments';
+  return h(
+    'header',
+    { class: `top ${panel.mode}` },
+    panel.mode === 'test'
+      ? h('p', { class: 'test-marker' }, 'Test mode: you are seeing test data; nothing here moves real money.')
+      : null,
+    h(
+      'div',
+      { class: 'bar' },
+      h('p', { class: 'merchant' }, current.merchant.name),
+      modeSwitch,
+      h('p', { class: 'user' }, current.user.email),
+      signOut,
+    ),
+    h(
+      'nav',
+      { 'aria-label': 'Sections' },
+      h(
+        'ul',
+        {},
+        ...pagesOf(current).map((p) =>
+          h('li', {}, h('a', { href: p.hash, 'aria-current': hash.startsWith(p.hash) ? 'page' : undefined }, p.title)),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The legacy checkout `apiKey` flagged a key as exposed: say so on every page, with a one-click rotate. */
+async function exposedKeyBanner(banner: HTMLElement, current: Session): Promise<void> {
+  const exposed = (await listKeys(current).catch(() => [])).filter((k) => k.exposedAt);
+  replaceContent(
+    banner,
+    ...exposed.map((key) =>
+      h(
+        'div',
+        { class: 'banner', role: 'alert' },
+        h(
+          'p',
+          {},
+          `Your ${key.mode} API key (${key.prefix}…) was exposed in a checkout page address. Anyone who saw it can use it: rotate it now.`,
+        ),
+        canChange(current) &&
+          button(`Rotate the ${key.mode} key now`, async () => {
+            justCreated = { mode: key.mode, key: await rotateKey(current, key.mode) };
+            if (location.hash === '#/keys') await render();
+            else location.hash = '#/keys';
+          }),
+      ),
+    ),
+  );
+}
+
+window.addEventListener('hashchange', () => {
+  void render().then(() => document.getElementById('content')?.focus());
+});
+
+call<Session>('GET', '/auth/session', undefined, { signedIn: false }).then(
+  (current) => {
+    session = current;
+    panel.csrf = current.csrfToken;
+    void render();
+  },
+  (error: unknown) =>
+    signIn(
+      error instanceof ApiError && error.error === 'SESSION_EXPIRED'
+        ? 'Your session has expired. Sign in again.'
+        : undefined,
+    ),
+);

@@ -1,0 +1,55 @@
+import { ApiError, call, type Session } from './api.js';
+import { h, message, replaceContent } from './ui.js';
+
+/** The sign-in form (labels "Email" and "Password", button "Sign in": decisions.md), with why we are here. */
+export function renderSignIn(root: HTMLElement, onSignedIn: (session: Session) => void, notice?: string): void {
+  const email = h('input', { id: 'email', type: 'email', name: 'email', autocomplete: 'username', required: true });
+  const password = h('input', {
+    id: 'password',
+    type: 'password',
+    name: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  });
+  const feedback = h('div', { class: 'feedback' }, notice ? message('info', notice) : null);
+  const submit = h('button', { type: 'submit' }, 'Sign in');
+  const form = h(
+    'form',
+    { novalidate: true, 'aria-labelledby': 'sign-in-title' },
+    h('div', { class: 'field' }, h('label', { for: 'email' }, 'Email'), email),
+    h('div', { class: 'field' }, h('label', { for: 'password' }, 'Password'), password),
+    feedback,
+    submit,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!email.value.trim() || !password.value) {
+      replaceContent(feedback, message('error', 'Enter your e-mail address and password.'));
+      return;
+    }
+    submit.disabled = true;
+    call<Session>('POST', '/auth/session', { email: email.value, password: password.value }, { signedIn: false })
+      .then(onSignedIn)
+      .catch((error: unknown) => {
+        replaceContent(feedback, message('error', signInError(error)));
+        password.value = '';
+        password.focus();
+      })
+      .finally(() => (submit.disabled = false));
+  });
+  replaceContent(
+    root,
+    h('main', { class: 'sign-in' }, h('h1', { id: 'sign-in-title' }, 'Sign in to the control panel'), form),
+  );
+  email.focus();
+}
+
+function signInError(error: unknown): string {
+  if (!(error instanceof ApiError)) return 'The gateway could not be reached. Try again.';
+  if (error.error === 'ACCOUNT_LOCKED') {
+    const seconds = Number(error.details.retryAfter) || 1800;
+    return `Too many failed sign-in attempts: this account is locked. Try again in ${Math.ceil(seconds / 60)} minutes.`;
+  }
+  if (error.error === 'INVALID_CREDENTIALS') return 'The e-mail address or password is incorrect.';
+  return error.message;
+}
