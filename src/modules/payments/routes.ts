@@ -4,7 +4,7 @@ import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf as scopeOf, requireMerchant } from '../../http/credentials.js';
 import { validatorCompiler } from '../../http/validation.js';
-import { CSV_CONTENT_TYPE, CSV_DESCRIPTION, csvDisposition, CsvResponse } from '../../lib/csv.js';
+import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { fromMinor } from '../../lib/money.js';
 import { CARD_PROCESSORS, type CardProcessorName } from '../../processors/registry.js';
 import { cancelPayment, capturePayment } from './capture.js';
@@ -185,10 +185,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const csv = exportPayments(ctx, { scope: scopeOf(request), query: request.query });
-      return reply
-        .type(CSV_CONTENT_TYPE)
-        .header('content-disposition', csvDisposition('payments', ctx.clock.now()))
-        .send(csv);
+      return sendCsv(reply, 'payments', ctx.clock.now(), csv);
     },
   );
 
