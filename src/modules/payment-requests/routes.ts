@@ -60,7 +60,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
   );
 
   app.get(
-    '/payment-requests/export',
+    '/payment-requests/export/csv',
     {
       schema: {
         summary: 'Export the filtered list of payment requests as CSV, newest first',

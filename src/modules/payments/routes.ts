@@ -172,7 +172,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
   );
 
   app.get(
-    '/payments/export',
+    '/payments/export/csv',
     {
       schema: {
         summary: 'Export the filtered list of payments as CSV, newest first',
