@@ -164,8 +164,8 @@ export class World {
         return { path: {}, credentials: apiKey, query: { cursor: undefined } };
       // An amount bound needs a real currency and no more decimals than it has.
       case 'GET /payment-requests':
-      case 'GET /payment-requests/export':
-      case 'GET /payments/export':
+      case 'GET /payment-requests/export/csv':
+      case 'GET /payments/export/csv':
         return { path: {}, credentials: apiKey, query: { cursor: undefined, ...AMOUNTS } };
       case 'GET /reports/dashboard':
         return { path: {}, credentials: apiKey, query: { from: '2026-02-01', to: '2026-03-01' } };

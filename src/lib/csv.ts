@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
+import { decimalString } from './money.js';
 
 /**
  * CSV (RFC 4180) written as a stream from keyset-paginated batches: memory stays at one batch
@@ -43,9 +44,20 @@ export function csvStream<T extends { id: number }>(
   return Readable.from(lines(), { objectMode: false });
 }
 
-/** attachment; filename="<name>-<UTC timestamp>.csv" */
-export const csvDisposition = (name: string, now: Date) =>
-  `attachment; filename="${name}-${now.toISOString().replace(/[:.]/g, '-')}.csv"`;
+/** A money column pair: exact integer minor units, then the decimal in major units ("10.50"). */
+export const moneyCells = (minor: number, currency: string): Cell[] => [minor, decimalString(minor, currency)];
+
+interface Reply<R> {
+  type(contentType: string): R;
+  header(name: string, value: string): R;
+  send(payload: Readable): R;
+}
+
+/** Sends the stream as an attachment named "<name>-<UTC timestamp>.csv". */
+export function sendCsv<R extends Reply<R>>(reply: R, name: string, now: Date, csv: Readable): R {
+  const filename = `${name}-${now.toISOString().replace(/[:.]/g, '-')}.csv`;
+  return reply.type(CSV_CONTENT_TYPE).header('content-disposition', `attachment; filename="${filename}"`).send(csv);
+}
 
 /** The documented 200 of an export route. */
 export const CsvResponse = {

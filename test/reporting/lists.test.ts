@@ -115,7 +115,7 @@ describe('GET /payments (every attempt, not only one request’s)', () => {
 
 describe('CSV exports', () => {
   it('the payment requests export is the filtered list, every row, with minor units and a decimal column', async () => {
-    const res = await get('/payment-requests/export?currency=EUR');
+    const res = await get('/payment-requests/export/csv?currency=EUR');
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
     expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="payment-requests-[\dT-]+Z\.csv"$/);
@@ -136,12 +136,12 @@ describe('CSV exports', () => {
       amountPaid: '5.00',
       status: 'paid',
     });
-    const yen = csvRecords((await get('/payment-requests/export?currency=JPY')).text);
+    const yen = csvRecords((await get('/payment-requests/export/csv?currency=JPY')).text);
     expect(yen).toMatchObject([{ amountMinor: '1200', amount: '1200', customerId: String(customerId) }]);
   });
 
   it('the payments export is the filtered payments list', async () => {
-    const res = await get('/payments/export?status=failed');
+    const res = await get('/payments/export/csv?status=failed');
     expect(res.headers.get('content-disposition')).toMatch(/filename="payments-/);
     expect(csvRecords(res.text)).toMatchObject([
       {
@@ -155,8 +155,8 @@ describe('CSV exports', () => {
   });
 
   it('a bad filter is a 400 before any CSV is written', async () => {
-    expectErrorGuide(await get('/payment-requests/export?amountFrom=1'), 'VALIDATION_ERROR');
-    expectProblem(await get('/payments/export?createdFrom=soon'), 'INVALID_FORMAT');
+    expectErrorGuide(await get('/payment-requests/export/csv?amountFrom=1'), 'VALIDATION_ERROR');
+    expectProblem(await get('/payments/export/csv?createdFrom=soon'), 'INVALID_FORMAT');
   });
 
   it('streams 100,000 rows in chunks, without a content length', async () => {
@@ -165,7 +165,7 @@ describe('CSV exports', () => {
       select ${big.merchantId}, false, n, 'EUR', '+ref-' || n, 'open', now(), now() from generate_series(1, 100000) n`.execute(
       gw.db,
     );
-    const res = await fetch(`${gw.url}/payment-requests/export`, { headers: { 'x-api-key': big.apiKey } });
+    const res = await fetch(`${gw.url}/payment-requests/export/csv`, { headers: { 'x-api-key': big.apiKey } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-length')).toBeNull();
     expect(res.headers.get('transfer-encoding')).toBe('chunked');

@@ -121,9 +121,9 @@ describe('every list operation', () => {
       '/events',
       '/notices',
       '/payment-requests',
-      '/payment-requests/export',
+      '/payment-requests/export/csv',
       '/payments',
-      '/payments/export',
+      '/payments/export/csv',
       '/reports/dashboard',
       '/settings',
     ]);
@@ -138,7 +138,7 @@ describe('every list operation', () => {
     }
     const mine = await gw.call('GET', '/customers', { apiKey: a.apiKey });
     expect(ids(mine.body)).toContain('owned');
-    for (const path of ['/payment-requests/export', '/callback-events'])
+    for (const path of ['/payment-requests/export/csv', '/callback-events'])
       expect((await gw.call('GET', path, { apiKey: a.apiKey })).text).toContain('owned');
   });
 

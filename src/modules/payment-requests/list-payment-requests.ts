@@ -1,7 +1,6 @@
 import type { DbContext } from '../../context.js';
 import { amountRange } from '../../lib/amount-range.js';
-import { csvStream } from '../../lib/csv.js';
-import { decimalString as decimal } from '../../lib/money.js';
+import { csvStream, moneyCells } from '../../lib/csv.js';
 import { cursorPosition, DEFAULT_PAGE_SIZE, toPage } from '../../lib/pagination.js';
 import { listPaymentRequests, type MerchantScope, type PaymentRequestFilter } from './repository.js';
 import type { ExportPaymentRequestsQuery, ListPaymentRequestsQuery } from './schemas.js';
@@ -63,12 +62,9 @@ export function exportPaymentRequests(
       effectiveStatus(row, now),
       row.reference,
       row.currency,
-      row.amount,
-      decimal(row.amount, row.currency),
-      row.amount_paid,
-      decimal(row.amount_paid, row.currency),
-      row.amount_refunded,
-      decimal(row.amount_refunded, row.currency),
+      ...moneyCells(row.amount, row.currency),
+      ...moneyCells(row.amount_paid, row.currency),
+      ...moneyCells(row.amount_refunded, row.currency),
       row.customer_id,
       row.description,
       row.expires_at?.toISOString(),

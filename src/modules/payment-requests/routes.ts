@@ -1,6 +1,6 @@
 import { inTransaction, type App, type AppContext } from '../../context.js';
 import { merchantScopeOf } from '../../http/credentials.js';
-import { CSV_CONTENT_TYPE, CSV_DESCRIPTION, csvDisposition, CsvResponse } from '../../lib/csv.js';
+import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';
 import { getPaymentRequest } from './get-payment-request.js';
@@ -60,7 +60,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
   );
 
   app.get(
-    '/payment-requests/export',
+    '/payment-requests/export/csv',
     {
       schema: {
         summary: 'Export the filtered list of payment requests as CSV, newest first',
@@ -73,10 +73,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const csv = exportPaymentRequests(ctx, { scope: merchantScopeOf(request), query: request.query });
-      return reply
-        .type(CSV_CONTENT_TYPE)
-        .header('content-disposition', csvDisposition('payment-requests', ctx.clock.now()))
-        .send(csv);
+      return sendCsv(reply, 'payment-requests', ctx.clock.now(), csv);
     },
   );
 

@@ -1,7 +1,6 @@
 import type { DbContext } from '../../context.js';
 import { amountRange } from '../../lib/amount-range.js';
-import { csvStream } from '../../lib/csv.js';
-import { decimalString as decimal } from '../../lib/money.js';
+import { csvStream, moneyCells } from '../../lib/csv.js';
 import { cursorPosition, DEFAULT_PAGE_SIZE, toPage } from '../../lib/pagination.js';
 import { findCardsOf, listPayments, type PaymentFilter, type Scope } from './repository.js';
 import type { PaymentExportQuery, PaymentListQuery } from './schemas.js';
@@ -66,12 +65,9 @@ export function exportPayments(ctx: Pick<DbContext, 'db'>, input: { scope: Scope
       row.processor,
       row.processor_payment_id,
       row.currency,
-      row.amount,
-      decimal(row.amount, row.currency),
-      row.amount_captured,
-      decimal(row.amount_captured, row.currency),
-      row.amount_refunded,
-      decimal(row.amount_refunded, row.currency),
+      ...moneyCells(row.amount, row.currency),
+      ...moneyCells(row.amount_captured, row.currency),
+      ...moneyCells(row.amount_refunded, row.currency),
       row.decline_code,
       row.decline_reason,
     ],

@@ -5,7 +5,7 @@ import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf as scopeOf, requireMerchant } from '../../http/credentials.js';
 import { validatorCompiler } from '../../http/validation.js';
-import { CSV_CONTENT_TYPE, CSV_DESCRIPTION, csvDisposition, CsvResponse } from '../../lib/csv.js';
+import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { fromMinor } from '../../lib/money.js';
 import { CARD_PROCESSORS, type CardProcessorName } from '../../processors/registry.js';
 import { cancelPayment, capturePayment } from './capture.js';
@@ -179,7 +179,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
   );
 
   app.get(
-    '/payments/export',
+    '/payments/export/csv',
     {
       schema: {
         summary: 'Export the filtered list of payments as CSV, newest first',
@@ -192,10 +192,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const csv = exportPayments(ctx, { scope: scopeOf(request), query: request.query });
-      return reply
-        .type(CSV_CONTENT_TYPE)
-        .header('content-disposition', csvDisposition('payments', ctx.clock.now()))
-        .send(csv);
+      return sendCsv(reply, 'payments', ctx.clock.now(), csv);
     },
   );
 
