@@ -136,6 +136,26 @@ async function openEmbedding(requestId: number, token: string, origin = allowedP
   return page;
 }
 
+/**
+ * The gateway's job runner is off in tests, and the ACS's result settles the payment through it: run it
+ * while the browser goes through the bank's page and back, as a running gateway would.
+ */
+async function withJobRunner<T>(body: () => Promise<T>): Promise<T> {
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await gw.runJobs();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  try {
+    return await body();
+  } finally {
+    running = false;
+    await loop;
+  }
+}
+
 async function paymentsOf(requestId: number) {
   return gw.db.selectFrom('payments').select(['id', 'status']).where('payment_request_id', '=', requestId).execute();
 }
@@ -205,7 +225,7 @@ describe('the hosted checkout embedded in the example shop', () => {
       await frame.getByRole('button', { name: decision }).waitFor();
       await page.screenshot({ path: `${SCREENSHOTS}/4-3ds-${decision}.png`, fullPage: true });
       await frame.getByRole('button', { name: decision }).click();
-      const event = await waitForEvent(page, outcome);
+      const event = await withJobRunner(() => waitForEvent(page, outcome));
       const [payment] = await paymentsOf(event.paymentRequestId);
       expect(event.paymentId).toBe(payment.id);
       if (decision === 'Approve') await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();

@@ -10,6 +10,7 @@ import * as m0008 from './0008_callback_raw_body.js';
 import * as m0009 from './0009_idempotency_recovery.js';
 import * as m0010 from './0010_payment_outcomes.js';
 import * as m0011 from './0011_notifications.js';
+import * as m0012 from './0012_wallet_in_checkout.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0009_idempotency_recovery': m0009,
   '0010_payment_outcomes': m0010,
   '0011_notifications': m0011,
+  '0012_wallet_in_checkout': m0012,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -37,6 +37,9 @@ interface Field {
   check: (value: string, all: Record<string, string>) => string | null;
 }
 
+export const emailError = (value: string): string | null =>
+  /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim()) ? null : 'Enter a valid email address.';
+
 const required = (what: string) => (value: string) => (value.trim() ? null : `Enter ${what}.`);
 
 // Bounds from the spec's payer fields (name ≤ 100, phone 10-14 digits with country code, …).
@@ -80,7 +83,7 @@ const FIELDS: Field[] = [
     autocomplete: 'email',
     type: 'email',
     maxlength: 100,
-    check: (value) => (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim()) ? null : 'Enter a valid email address.'),
+    check: emailError,
   },
   {
     name: 'phoneNumber',
