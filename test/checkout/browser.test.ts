@@ -3,30 +3,24 @@
  * driven by playwright-core: the example shop on one origin embeds the checkout from the gateway's.
  * Screenshots of each state go to .tmp/screenshots/ (not committed).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutPage, startShop, type Shop } from '../../examples/merchant/shop.js';
+import {
+  SCREENSHOTS,
+  freePort,
+  launchChromium,
+  startPageServer as startLoopbackPages,
+  withJobRunner,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
-import { ROOT } from '../helpers/processes.js';
 import { createRequest, mintToken } from '../payment-requests/fixtures.js';
 import { CARDS, payer } from '../payments/fixtures.js';
 
-const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
 const CVV = '737';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let gw: TestGateway;
 let shop: Shop;
@@ -36,17 +30,8 @@ let context: BrowserContext;
 /** Everything the browser asked for, and every message the shop's window received, for the card-data checks. */
 const requestedUrls: string[] = [];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
-  const executablePath = execFileSync('bash', ['scripts/chromium.sh'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  execFileSync('bash', ['scripts/build-if-stale.sh'], { cwd: ROOT, stdio: 'ignore' });
+  browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
   const [shopPort, gatewayPort, pagesPort, strangerPort] = [
     await freePort(),
@@ -66,7 +51,6 @@ beforeAll(async () => {
   });
   merchant = await gw.merchant();
   shop = await startShop({ gatewayUrl: gw.url, apiKey: merchant.apiKey, port: shopPort });
-  browser = await chromium.launch({ executablePath, args: FLAGS });
   context = await browser.newContext({ viewport: { width: 360, height: 800 }, locale: 'de-DE' });
   context.on('request', (request) => requestedUrls.push(request.url()));
   await context.addInitScript(() => {
@@ -117,12 +101,9 @@ async function waitForEvent(page: Page, type: string): Promise<any> {
 const pages = new Map<string, string>();
 const pageServers: Server[] = [];
 async function startPageServer(port: number): Promise<string> {
-  const server = createHttpServer((req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(pages.get(req.url ?? '') ?? '');
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { origin, server } = await startLoopbackPages(port, pages);
   pageServers.push(server);
-  return `http://127.0.0.1:${port}`;
+  return origin;
 }
 let allowedPages: string;
 let strangerPages: string;
@@ -134,26 +115,6 @@ async function openEmbedding(requestId: number, token: string, origin = allowedP
   const page = await context.newPage();
   await page.goto(`${origin}${path}`);
   return page;
-}
-
-/**
- * The gateway's job runner is off in tests, and the ACS's result settles the payment through it: run it
- * while the browser goes through the bank's page and back, as a running gateway would.
- */
-async function withJobRunner<T>(body: () => Promise<T>): Promise<T> {
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      await gw.runJobs();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  })();
-  try {
-    return await body();
-  } finally {
-    running = false;
-    await loop;
-  }
 }
 
 async function paymentsOf(requestId: number) {
@@ -225,7 +186,7 @@ describe('the hosted checkout embedded in the example shop', () => {
       await frame.getByRole('button', { name: decision }).waitFor();
       await page.screenshot({ path: `${SCREENSHOTS}/4-3ds-${decision}.png`, fullPage: true });
       await frame.getByRole('button', { name: decision }).click();
-      const event = await withJobRunner(() => waitForEvent(page, outcome));
+      const event = await withJobRunner(gw, () => waitForEvent(page, outcome));
       const [payment] = await paymentsOf(event.paymentRequestId);
       expect(event.paymentId).toBe(payment.id);
       if (decision === 'Approve') await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
