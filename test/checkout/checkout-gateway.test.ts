@@ -1,8 +1,9 @@
 /**
  * What the hosted checkout gets from the gateway besides its page (docs/decisions.md "3-D Secure return:
  * checkout or merchant" and "Wallet in the hosted checkout"), over HTTP: where a 3-D Secure payer comes
- * back to, the headers the page reads with its token, the wallet setting and the merchant's frame
- * ancestors. The page itself is driven in Chromium by browser.test.ts.
+ * back to, the headers the page reads with its token, the wallet setting, the merchant's frame
+ * ancestors and the deprecated apiKey parameter's reports. The page itself is driven in Chromium by
+ * browser.test.ts.
  */
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -146,5 +147,45 @@ describe("the checkout page's frame ancestors", () => {
     // Another merchant's request, or none, gets none of them.
     expect(await frameAncestors(othersId)).toEqual([gateway]);
     expect(await frameAncestors(0)).toEqual([gateway]);
+  });
+});
+
+describe('the deprecated apiKey parameter', () => {
+  it('flags the key and reports it once a day: api_key.exposed and api.version.deprecated', async () => {
+    const merchant = await gw.merchant();
+    const id = await createRequest(gw, merchant);
+    for (let load = 0; load < 2; load++) {
+      const res = await fetch(`${gw.url}/checkout/main?requestId=${id}&apiKey=${merchant.apiKey}`, {
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).not.toContain(merchant.apiKey);
+    }
+    const events = async (type: string) =>
+      (await gw.call('GET', `/events?type=${type}`, { apiKey: merchant.apiKey })).body.data;
+    const [exposed] = await events('api_key.exposed');
+    expect(await events('api_key.exposed')).toHaveLength(1);
+    expect(exposed.data.object).toMatchObject({ mode: 'test', keyId: expect.any(Number) });
+    const deprecated = await events('api.version.deprecated');
+    expect(deprecated).toHaveLength(1);
+    expect(deprecated[0].data.object.feature).toBe('checkout-api-key-parameter');
+    expect(gw.logs()).not.toContain(merchant.apiKey);
+  });
+
+  it('still flags a key whose exchange fails (the request is no longer open)', async () => {
+    const merchant = await gw.merchant();
+    const id = await createRequest(gw, merchant);
+    expect((await gw.call('POST', `/payment-requests/${id}/cancel`, { apiKey: merchant.apiKey })).status).toBe(200);
+    const res = await fetch(`${gw.url}/checkout/main?requestId=${id}&apiKey=${merchant.apiKey}`, {
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).not.toContain('token=');
+    const [key] = await gw.db
+      .selectFrom('api_keys')
+      .select('exposed_at')
+      .where('user_id', '=', merchant.userId)
+      .execute();
+    expect(key.exposed_at).toBeInstanceOf(Date);
   });
 });
