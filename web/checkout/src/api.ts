@@ -52,7 +52,8 @@ export class ApiError extends Error {
       paymentRequestId: 0,
       status: 'failed',
       redirectUrl: null,
-      declineCode: text(details.declineCode),
+      // A wallet decline names the issuer's answer issuerResponse.
+      declineCode: text(details.declineCode) ?? text(details.issuerResponse),
       declineReason: text(details.declineReason) ?? text(details.reason),
     };
   }

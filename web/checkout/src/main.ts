@@ -184,11 +184,11 @@ function showForm(context: PageContext, notice?: string): void {
     root,
     context.header,
     h('h1', {}, methods.length === 1 ? 'Pay by card' : 'Choose how to pay'),
-    notice ? h('p', { class: 'notice', id: 'notice' }, notice) : null,
+    // An alert is read out as it appears; the live region would repeat the same words in a second element.
+    notice ? h('p', { class: 'notice', id: 'notice', role: 'alert' }, notice) : null,
     methodChooser(methods, chosen, (id) => (chosen = id)),
   );
   if (notice) {
-    announce(notice);
     (methods.find((m) => m.id === chosen) ?? methods[0]).focus();
   }
 }
@@ -294,7 +294,7 @@ function declineMessage(payment: Payment): string {
           : payment.declineCode
             ? 'Your bank declined this payment.'
             : 'The payment could not be completed.';
-  return `${why} Nothing was charged. Try another card.`;
+  return `${why} Nothing was charged. ${chosen === 'wallet' ? 'Try again or pay another way.' : 'Try another card.'}`;
 }
 
 function showExpired(post: ReturnType<typeof messenger>, requestId: number): void {
