@@ -5,8 +5,8 @@ import { pathWith, publishedOperations, validBodyOf } from './routes.js';
 
 /**
  * Checkout session tokens over every operation of /openapi.json (decisions.md "Credentials"):
- * only GET /payment-requests/{boundId} and the three payment submissions for {boundId} accept
- * one; every other API-key operation, and those four for another id, answer 403 FORBIDDEN (AUTH002);
+ * only GET /payment-requests/{boundId} and the four payment submissions for {boundId} accept
+ * one; every other API-key operation, and those for another id, answer 403 FORBIDDEN (AUTH002);
  * the control-panel operations (access token) do not take it as a credential (401 AUTH001).
  */
 const ALLOW_LIST = [
@@ -14,6 +14,7 @@ const ALLOW_LIST = [
   'POST /payments/h2h/{id}',
   'POST /payments/creditCard/acme/{id}',
   'POST /payments/creditCard/globex/{id}',
+  'POST /payments/wallet/{id}',
 ];
 
 let gw: TestGateway;

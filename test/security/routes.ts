@@ -28,6 +28,8 @@ export function validBodyOf(op: Operation): unknown {
   if (op.bodyTypes.length === 0) return undefined;
   if (op.path.startsWith('/payments/h2h/')) return { ...CARD, amount: 10.5, unit: 'EUR' };
   if (op.path.startsWith('/payments/creditCard/')) return CARD;
+  if (op.path.startsWith('/payments/wallet/'))
+    return { name: CARD.name, email: CARD.email, token: 'approve', wallet: { walletType: 'googlepay' } };
   if (op.path.endsWith('/refunds')) return { amount: 1 };
   if (op.id === 'PATCH /customers/{id}') return { name: 'Changed by someone else' };
   if (op.id === 'POST /customers') return { name: 'New', email: 'new@example.com' };
