@@ -149,6 +149,19 @@ async function walletRequest(): Promise<{ paymentRequestId: number; token: strin
   };
 }
 
+/** A wallet request embedded in an allowed page, the wallet chosen and, unless told not to, the payer filled in. */
+async function openWalletPanel(options: { browserContext?: BrowserContext; fill?: boolean } = {}) {
+  const { paymentRequestId, token } = await walletRequest();
+  const page = await openEmbedding(paymentRequestId, token, allowedPages, options.browserContext);
+  const frame = checkout(page);
+  await frame.getByRole('radio', { name: 'Wallet' }).check();
+  if (options.fill !== false) {
+    await frame.getByLabel('Your name').fill(payer.name);
+    await frame.getByLabel('Email').fill(payer.email);
+  }
+  return { paymentRequestId, page, frame };
+}
+
 async function payWithWallet(frame: FrameLocator, outcome: string, wallet: string): Promise<void> {
   await frame.getByRole('radio', { name: outcome }).check();
   await frame.getByRole('button', { name: `Pay with ${wallet}` }).click();
@@ -289,12 +302,7 @@ describe('the hosted checkout embedded in the example shop', () => {
   });
 
   it('pays with a wallet when the merchant enables it: a decline explained, then an approval', async () => {
-    const { paymentRequestId, token } = await walletRequest();
-    const page = await openEmbedding(paymentRequestId, token);
-    const frame = checkout(page);
-    await frame.getByRole('radio', { name: 'Wallet' }).check();
-    await frame.getByLabel('Your name').fill(payer.name);
-    await frame.getByLabel('Email').fill(payer.email);
+    const { paymentRequestId, page, frame } = await openWalletPanel();
     await page.screenshot({ path: `${SCREENSHOTS}/9-wallet.png`, fullPage: true });
     await payWithWallet(frame, 'Decline', 'Google Pay');
     await frame
@@ -320,30 +328,21 @@ describe('the hosted checkout embedded in the example shop', () => {
       ['wallet', 'failed', 'googlepay'],
       ['wallet', 'succeeded', 'applepay'],
     ]);
-    expect(failed).toEqual({
+    // Exactly what the embedding page is told: the ids and the status, nothing else.
+    const message = (type: string, paymentId: number, status: string) => ({
       source: 'svc-checkout',
-      type: 'payment.failed',
+      type,
       paymentRequestId,
-      paymentId: payments[0].id,
-      status: 'failed',
+      paymentId,
+      status,
     });
-    expect(paid).toEqual({
-      source: 'svc-checkout',
-      type: 'payment.succeeded',
-      paymentRequestId,
-      paymentId: payments[1].id,
-      status: 'succeeded',
-    });
+    expect(failed).toEqual(message('payment.failed', payments[0].id, 'failed'));
+    expect(paid).toEqual(message('payment.succeeded', payments[1].id, 'succeeded'));
     await page.close();
   });
 
   it('runs a wallet 3-D Secure check inside the frame and comes back', async () => {
-    const { paymentRequestId, token } = await walletRequest();
-    const page = await openEmbedding(paymentRequestId, token);
-    const frame = checkout(page);
-    await frame.getByRole('radio', { name: 'Wallet' }).check();
-    await frame.getByLabel('Your name').fill(payer.name);
-    await frame.getByLabel('Email').fill(payer.email);
+    const { paymentRequestId, page, frame } = await openWalletPanel();
     await payWithWallet(frame, 'Ask for a 3-D Secure check', 'Google Pay');
     await frame.getByRole('button', { name: 'Approve' }).click();
     const paid = await withJobRunner(gw, () => waitForEvent(page, 'payment.succeeded'));
@@ -354,11 +353,8 @@ describe('the hosted checkout embedded in the example shop', () => {
   });
 
   it('has no serious accessibility violation (axe-core) on the wallet panel and the success page', async () => {
-    const { paymentRequestId, token } = await walletRequest();
     const axeContext = await browser.newContext({ viewport: { width: 360, height: 800 }, bypassCSP: true });
-    const page = await openEmbedding(paymentRequestId, token, allowedPages, axeContext);
-    const frame = checkout(page);
-    await frame.getByRole('radio', { name: 'Wallet' }).check();
+    const { page, frame } = await openWalletPanel({ browserContext: axeContext, fill: false });
     await frame.getByRole('button', { name: 'Pay with Google Pay' }).click();
     await frame.getByText('Enter your name.').waitFor();
     expect(await axeAudit(page)).toEqual([]);

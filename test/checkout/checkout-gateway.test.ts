@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { mintToken } from '../payment-requests/fixtures.js';
-import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
+import { CARDS, createRequest, decideChallenge, h2hCard } from '../payments/fixtures.js';
 
 // A small fixture build stands in for the page (the browser tests build the real one).
 const gw = useGateway({ http: { frontEndsDir: fileURLToPath(new URL('../fixtures/front-ends', import.meta.url)) } });
@@ -34,18 +34,8 @@ async function challenge(caller: 'api' | 'checkout') {
   return { id, token, paymentId: res.body.paymentId as number, redirectUrl: res.body.redirectUrl as string };
 }
 
-/** The payer's decision on the ACS page, then the gateway's signed return link (followed once). */
-async function decide(redirectUrl: string, decision: 'approve' | 'deny'): Promise<Response> {
-  const posted = await fetch(redirectUrl, {
-    method: 'POST',
-    body: new URLSearchParams({ decision }),
-    redirect: 'manual',
-  });
-  expect(posted.status).toBe(303);
-  await gw.runJobs();
-  const back = new URL(posted.headers.get('location')!);
-  return fetch(`${gw.url}${back.pathname}${back.search}`, { redirect: 'manual' });
-}
+const decide = async (redirectUrl: string, decision: 'approve' | 'deny') =>
+  (await decideChallenge(gw, redirectUrl, decision)).landing;
 
 const asCheckout = (id: number, token: string) =>
   gw.call('GET', `/payment-requests/${id}`, { headers: { 'x-checkout-token': token } });

@@ -1,5 +1,5 @@
 import { h } from './dom.js';
-import { emailError } from './form.js';
+import { attentionNeeded, emailError } from './form.js';
 
 /** What the wallet panel hands over: the wallet path's required fields. */
 export interface WalletSubmission {
@@ -67,10 +67,11 @@ export function walletPanel(options: {
       [name, check(name, name.input.value.trim() ? null : 'Enter your name.')],
       [email, check(email, emailError(email.input.value))],
     ] as const;
-    const first = problems.find(([, message]) => message);
-    if (first) {
-      options.announce(`${first[0].input.labels?.[0]?.textContent ?? ''}: ${first[1]}`);
-      first[0].input.focus();
+    const failed = problems.filter(([, message]) => message);
+    if (failed.length) {
+      // As in the card form: the field's error is read as it takes focus; the live region only counts.
+      options.announce(attentionNeeded(failed.length));
+      failed[0][0].input.focus();
       return;
     }
     const chosen = element.querySelector<HTMLInputElement>('input[name="wallet-outcome"]:checked');
