@@ -70,7 +70,7 @@ afterAll(async () => {
 const checkout = (page: Page): FrameLocator => page.frameLocator('iframe');
 const shopEvents = (page: Page) => page.evaluate(() => (window as unknown as { shopEvents: any[] }).shopEvents);
 
-async function fillCard(frame: FrameLocator, number: string, withPayer = true): Promise<void> {
+async function fillCard(frame: FrameLocator | Page, number: string, withPayer = true): Promise<void> {
   await frame.getByLabel('Card number').fill(number);
   await frame.getByLabel('Expiry date (MM / YY)').fill('1230');
   await frame.getByLabel('Security code (CVV)').fill(CVV);
@@ -245,6 +245,30 @@ describe('the hosted checkout embedded in the example shop', () => {
       await page.close();
     });
   }
+
+  it('opened on its own, comes back from 3-D Secure and follows successUrl with the ids and status', async () => {
+    const request = await createRequest(gw, merchant.apiKey);
+    const token = await mintToken(gw, merchant.apiKey, request.paymentRequestId);
+    pages.set('/order-done', '<!doctype html><title>Done</title><h1>Order complete</h1>');
+    const page = await context.newPage();
+    const fragment = new URLSearchParams({ token, successUrl: `${allowedPages}/order-done?order=7` });
+    await page.goto(`${gw.config.checkoutUrl}/main?requestId=${request.paymentRequestId}#${fragment}`);
+    await fillCard(page, CARDS.challengeApprove);
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await withJobRunner(gw, () => page.waitForURL((url) => url.origin === allowedPages, { timeout: 20_000 }));
+    await page.getByRole('heading', { name: 'Order complete' }).waitFor();
+    const [payment] = await paymentsOf(request.paymentRequestId);
+    const landed = new URL(page.url());
+    expect(landed.pathname).toBe('/order-done');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({
+      order: '7',
+      paymentRequestId: String(request.paymentRequestId),
+      paymentId: String(payment.id),
+      status: 'succeeded',
+    });
+    await page.close();
+  });
 
   it('says the link has expired when the token has', async () => {
     const request = await createRequest(gw, merchant.apiKey);
