@@ -189,8 +189,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,
-    // Seam for merchant settings: the requested payment request's merchant's checkoutOrigins join this list.
-    checkoutFrameAncestors: () => [new URL(config.publicUrl).origin, ...config.checkoutFrameAncestors],
+    // The gateway's own origin, the gateway-wide list, and the checkoutOrigins of the requested payment request's merchant.
+    checkoutFrameAncestors: async (request) => {
+      const paymentRequestId = Number((request.query as { requestId?: unknown }).requestId);
+      const { checkoutOrigins } = await notifications.checkoutSettingsOf(ctx, { paymentRequestId });
+      return [new URL(config.publicUrl).origin, ...config.checkoutFrameAncestors, ...checkoutOrigins];
+    },
     exchangeLegacyApiKey: (apiKey, paymentRequestId) =>
       checkoutSessions.exchangeLegacyApiKey(ctx, { apiKey, paymentRequestId }),
   });

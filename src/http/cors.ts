@@ -5,7 +5,8 @@ import { checkoutBoundParam } from './route-policy.js';
 /** What the checkout front end may send cross-origin. */
 const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
 const EXPOSED_HEADERS =
-  'X-Request-Id, X-API-Version, X-Ignored-Fields, Idempotent-Replayed, Retry-After, X-Merchant-Name';
+  'X-Request-Id, X-API-Version, X-Ignored-Fields, Idempotent-Replayed, Retry-After, X-Merchant-Name, ' +
+  'X-Wallet-Enabled, X-Last-Payment-Id, X-Last-Payment-Status';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 declare module 'fastify' {

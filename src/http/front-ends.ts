@@ -18,8 +18,8 @@ export interface FrontEndOptions {
   /** Path the checkout is served under: CHECKOUT_URL's path when it is on the gateway's own origin. */
   checkoutPath?: string;
   /**
-   * Who may frame the checkout page (CSP frame-ancestors). The merchant's checkoutOrigins will come
-   * with merchant settings; until then only the gateway's own origin (decisions.md, Hosted checkout).
+   * Who may frame the checkout page (CSP frame-ancestors): the gateway's own origin, the operator's
+   * list and the checkoutOrigins of the requested payment request's merchant (decisions.md, Hosted checkout).
    */
   checkoutFrameAncestors: (request: FastifyRequest) => string[] | Promise<string[]>;
   /** The deprecated `?apiKey=` of the checkout page: exchanges the key for a checkout session token. */

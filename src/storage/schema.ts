@@ -299,6 +299,8 @@ export interface MerchantSettingsTable {
   previous_valid_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   endpoint_disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   endpoint_disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The hosted checkout offers wallet payments (Google Pay, Apple Pay). */
+  wallet_enabled: ColumnType<boolean, boolean | undefined, boolean>;
   updated_at: Timestamp;
 }
 

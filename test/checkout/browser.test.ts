@@ -4,19 +4,22 @@
  * Screenshots of each state go to .tmp/screenshots/ (not committed).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutPage, startShop, type Shop } from '../../examples/merchant/shop.js';
-import { launchChromium } from '../helpers/chromium.js';
+import {
+  SCREENSHOTS,
+  freePort,
+  launchChromium,
+  startPageServer as startLoopbackPages,
+  withJobRunner,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
-import { freePort } from '../helpers/ports.js';
-import { ROOT } from '../helpers/processes.js';
 import { createRequest, mintToken } from '../payment-requests/fixtures.js';
 import { CARDS, payer } from '../payments/fixtures.js';
 
-const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
 const CVV = '737';
 
 let gw: TestGateway;
@@ -68,7 +71,7 @@ afterAll(async () => {
 const checkout = (page: Page): FrameLocator => page.frameLocator('iframe');
 const shopEvents = (page: Page) => page.evaluate(() => (window as unknown as { shopEvents: any[] }).shopEvents);
 
-async function fillCard(frame: FrameLocator, number: string, withPayer = true): Promise<void> {
+async function fillCard(frame: FrameLocator | Page, number: string, withPayer = true): Promise<void> {
   await frame.getByLabel('Card number').fill(number);
   await frame.getByLabel('Expiry date (MM / YY)').fill('1230');
   await frame.getByLabel('Security code (CVV)').fill(CVV);
@@ -99,23 +102,70 @@ async function waitForEvent(page: Page, type: string): Promise<any> {
 const pages = new Map<string, string>();
 const pageServers: Server[] = [];
 async function startPageServer(port: number): Promise<string> {
-  const server = createHttpServer((req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(pages.get(req.url ?? '') ?? '');
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { origin, server } = await startLoopbackPages(port, pages);
   pageServers.push(server);
-  return `http://127.0.0.1:${port}`;
+  return origin;
 }
 let allowedPages: string;
 let strangerPages: string;
 
 /** A page of an allowed origin embedding a given request and token. */
-async function openEmbedding(requestId: number, token: string, origin = allowedPages): Promise<Page> {
+async function openEmbedding(
+  requestId: number,
+  token: string,
+  origin = allowedPages,
+  browserContext = context,
+): Promise<Page> {
   const path = `/embed-${requestId}`;
   pages.set(path, checkoutPage({ checkoutBase: gw.config.checkoutUrl, requestId, token }));
-  const page = await context.newPage();
+  const page = await browserContext.newPage();
   await page.goto(`${origin}${path}`);
   return page;
+}
+
+/**
+ * axe-core's serious and critical findings in the checkout frame. axe is injected as an inline script,
+ * which the page's CSP rightly refuses: the page's context must bypass CSP.
+ */
+async function axeAudit(page: Page): Promise<Array<{ id: string; impact: string }>> {
+  const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  const checkoutFrame = page.frames().find((f) => f.url().includes('/main'))!;
+  await checkoutFrame.addScriptTag({ content: axeSource });
+  const result = await checkoutFrame.evaluate(async () => {
+    const run = (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run();
+    return (await run).violations.map((v) => ({ id: v.id, impact: v.impact }));
+  });
+  return result.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** A request of a merchant that offers wallets in the checkout (PATCH /settings walletEnabled), with its token. */
+async function walletRequest(): Promise<{ paymentRequestId: number; token: string }> {
+  const shopOwner = await gw.merchant();
+  const enabled = await gw.call('PATCH', '/settings', { apiKey: shopOwner.apiKey, body: { walletEnabled: true } });
+  expect(enabled.status, enabled.text).toBe(200);
+  const request = await createRequest(gw, shopOwner.apiKey);
+  return {
+    paymentRequestId: request.paymentRequestId,
+    token: await mintToken(gw, shopOwner.apiKey, request.paymentRequestId),
+  };
+}
+
+/** A wallet request embedded in an allowed page, the wallet chosen and, unless told not to, the payer filled in. */
+async function openWalletPanel(options: { browserContext?: BrowserContext; fill?: boolean } = {}) {
+  const { paymentRequestId, token } = await walletRequest();
+  const page = await openEmbedding(paymentRequestId, token, allowedPages, options.browserContext);
+  const frame = checkout(page);
+  await frame.getByRole('radio', { name: 'Wallet' }).check();
+  if (options.fill !== false) {
+    await frame.getByLabel('Your name').fill(payer.name);
+    await frame.getByLabel('Email').fill(payer.email);
+  }
+  return { paymentRequestId, page, frame };
+}
+
+async function payWithWallet(frame: FrameLocator, outcome: string, wallet: string): Promise<void> {
+  await frame.getByRole('radio', { name: outcome }).check();
+  await frame.getByRole('button', { name: `Pay with ${wallet}` }).click();
 }
 
 async function paymentsOf(requestId: number) {
@@ -189,7 +239,7 @@ describe('the hosted checkout embedded in the example shop', () => {
       await frame.getByRole('button', { name: decision }).waitFor();
       await page.screenshot({ path: `${SCREENSHOTS}/4-3ds-${decision}.png`, fullPage: true });
       await frame.getByRole('button', { name: decision }).click();
-      const event = await waitForEvent(page, outcome);
+      const event = await withJobRunner(gw, () => waitForEvent(page, outcome));
       const [payment] = await paymentsOf(event.paymentRequestId);
       expect(event.paymentId).toBe(payment.id);
       if (decision === 'Approve') await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
@@ -198,6 +248,30 @@ describe('the hosted checkout embedded in the example shop', () => {
       await page.close();
     });
   }
+
+  it('opened on its own, comes back from 3-D Secure and follows successUrl with the ids and status', async () => {
+    const request = await createRequest(gw, merchant.apiKey);
+    const token = await mintToken(gw, merchant.apiKey, request.paymentRequestId);
+    pages.set('/order-done', '<!doctype html><title>Done</title><h1>Order complete</h1>');
+    const page = await context.newPage();
+    const fragment = new URLSearchParams({ token, successUrl: `${allowedPages}/order-done?order=7` });
+    await page.goto(`${gw.config.checkoutUrl}/main?requestId=${request.paymentRequestId}#${fragment}`);
+    await fillCard(page, CARDS.challengeApprove);
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await withJobRunner(gw, () => page.waitForURL((url) => url.origin === allowedPages, { timeout: 20_000 }));
+    await page.getByRole('heading', { name: 'Order complete' }).waitFor();
+    const [payment] = await paymentsOf(request.paymentRequestId);
+    const landed = new URL(page.url());
+    expect(landed.pathname).toBe('/order-done');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({
+      order: '7',
+      paymentRequestId: String(request.paymentRequestId),
+      paymentId: String(payment.id),
+      status: 'succeeded',
+    });
+    await page.close();
+  });
 
   it('says the link has expired when the token has', async () => {
     const request = await createRequest(gw, merchant.apiKey);
@@ -233,26 +307,99 @@ describe('the hosted checkout embedded in the example shop', () => {
     await page.waitForTimeout(1500);
     expect(await checkout(page).getByLabel('Card number').count()).toBe(0);
     expect(await shopEvents(page)).toEqual([]);
+    await page.screenshot({ path: `${SCREENSHOTS}/8-framing-refused.png`, fullPage: true });
     await page.close();
   });
 
+  it('is shown inside a page of an origin its merchant allows in its settings (checkoutOrigins)', async () => {
+    const owner = await gw.merchant();
+    const allowed = await gw.call('PATCH', '/settings', {
+      apiKey: owner.apiKey,
+      body: { checkoutOrigins: [strangerPages] },
+    });
+    expect(allowed.status, allowed.text).toBe(200);
+    const request = await createRequest(gw, owner.apiKey);
+    const token = await mintToken(gw, owner.apiKey, request.paymentRequestId);
+    const page = await openEmbedding(request.paymentRequestId, token, strangerPages);
+    await checkout(page).getByLabel('Card number').waitFor();
+    expect((await waitForEvent(page, 'ready')).paymentRequestId).toBe(request.paymentRequestId);
+    // Without a wallet setting the page offers cards only.
+    expect(await checkout(page).getByRole('radio', { name: 'Wallet' }).count()).toBe(0);
+    await page.close();
+  });
+
+  it('pays with a wallet when the merchant enables it: a decline explained, then an approval', async () => {
+    const { paymentRequestId, page, frame } = await openWalletPanel();
+    await page.screenshot({ path: `${SCREENSHOTS}/9-wallet.png`, fullPage: true });
+    await payWithWallet(frame, 'Decline', 'Google Pay');
+    await frame
+      .locator('#notice', {
+        hasText: 'Your bank declined this payment. Nothing was charged. Try again or pay another way.',
+      })
+      .waitFor();
+    const failed = await waitForEvent(page, 'payment.failed');
+    await page.screenshot({ path: `${SCREENSHOTS}/10-wallet-declined.png`, fullPage: true });
+    // Still the wallet, with the payer's details kept.
+    await expect(frame.getByLabel('Your name').inputValue()).resolves.toBe(payer.name);
+    await payWithWallet(frame, 'Approve', 'Apple Pay');
+    const paid = await waitForEvent(page, 'payment.succeeded');
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/11-wallet-success.png`, fullPage: true });
+    const payments = await gw.db
+      .selectFrom('payments')
+      .select(['id', 'status', 'method', 'options'])
+      .where('payment_request_id', '=', paymentRequestId)
+      .orderBy('id')
+      .execute();
+    expect(payments.map((p) => [p.method, p.status, p.options.walletType])).toEqual([
+      ['wallet', 'failed', 'googlepay'],
+      ['wallet', 'succeeded', 'applepay'],
+    ]);
+    // Exactly what the embedding page is told: the ids and the status, nothing else.
+    const message = (type: string, paymentId: number, status: string) => ({
+      source: 'svc-checkout',
+      type,
+      paymentRequestId,
+      paymentId,
+      status,
+    });
+    expect(failed).toEqual(message('payment.failed', payments[0].id, 'failed'));
+    expect(paid).toEqual(message('payment.succeeded', payments[1].id, 'succeeded'));
+    await page.close();
+  });
+
+  it('runs a wallet 3-D Secure check inside the frame and comes back', async () => {
+    const { paymentRequestId, page, frame } = await openWalletPanel();
+    await payWithWallet(frame, 'Ask for a 3-D Secure check', 'Google Pay');
+    await frame.getByRole('button', { name: 'Approve' }).click();
+    const paid = await withJobRunner(gw, () => waitForEvent(page, 'payment.succeeded'));
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    const [payment] = await paymentsOf(paymentRequestId);
+    expect(paid).toMatchObject({ paymentRequestId, paymentId: payment.id, status: 'succeeded' });
+    await page.close();
+  });
+
+  it('has no serious accessibility violation (axe-core) on the wallet panel and the success page', async () => {
+    const axeContext = await browser.newContext({ viewport: { width: 360, height: 800 }, bypassCSP: true });
+    const { page, frame } = await openWalletPanel({ browserContext: axeContext, fill: false });
+    await frame.getByRole('button', { name: 'Pay with Google Pay' }).click();
+    await frame.getByText('Enter your name.').waitFor();
+    expect(await axeAudit(page)).toEqual([]);
+    await frame.getByLabel('Your name').fill(payer.name);
+    await frame.getByLabel('Email').fill(payer.email);
+    await payWithWallet(frame, 'Approve', 'Google Pay');
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    expect(await axeAudit(page)).toEqual([]);
+    await axeContext.close();
+  });
+
   it('has no serious accessibility violation (axe-core) on the form and the decline', async () => {
-    const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-    // axe is injected as an inline script, which the page's CSP rightly refuses: this context bypasses it.
     const axeContext = await browser.newContext({ viewport: { width: 360, height: 800 }, bypassCSP: true });
     const page = await axeContext.newPage();
     await page.goto(`${shop.url}/checkout`);
     const frame = checkout(page);
     await frame.getByLabel('Card number').waitFor();
-    const audit = async () => {
-      const checkoutFrame = page.frames().find((f) => f.url().includes('/main'))!;
-      await checkoutFrame.addScriptTag({ content: axeSource });
-      const result = await checkoutFrame.evaluate(async () => {
-        const run = (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run();
-        return (await run).violations.map((v) => ({ id: v.id, impact: v.impact }));
-      });
-      return result.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
-    };
+    const audit = () => axeAudit(page);
     expect(await audit()).toEqual([]);
     await frame.getByRole('button', { name: /^Pay/ }).click();
     await frame.locator('#f-number-error', { hasText: 'Enter your card number.' }).waitFor();

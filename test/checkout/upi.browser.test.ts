@@ -4,19 +4,14 @@
  * sandbox payer page (the stand-in for the payer's UPI app, served through the gateway's PUBLIC_URL).
  * Screenshots go to .tmp/screenshots/ (not committed).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShop, type Shop } from '../../examples/merchant/shop.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { freePort } from '../helpers/ports.js';
-import { ROOT } from '../helpers/processes.js';
+import { SCREENSHOTS, freePort, launchChromium } from '../helpers/browser.js';
 import { payer } from '../payments/fixtures.js';
-
-const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'];
 
 let gw: TestGateway;
 let shop: Shop;
@@ -24,8 +19,8 @@ let browser: Browser;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  const executablePath = execFileSync('bash', ['scripts/chromium.sh'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  execFileSync('bash', ['scripts/build-if-stale.sh'], { cwd: ROOT, stdio: 'ignore' });
+  // First: it builds the front ends the gateway serves.
+  browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
   const [shopPort, gatewayPort] = [await freePort(), await freePort()];
   // localhost for the gateway, 127.0.0.1 for the shop: two sites, as in production.
@@ -38,7 +33,6 @@ beforeAll(async () => {
   });
   const merchant = await gw.merchant();
   shop = await startShop({ gatewayUrl: gw.url, apiKey: merchant.apiKey, port: shopPort });
-  browser = await chromium.launch({ executablePath, args: FLAGS });
   // A 360 px touch phone: the intent also offers the "Open UPI app" deep link.
   context = await browser.newContext({ viewport: { width: 360, height: 800 }, locale: 'en-IN', hasTouch: true });
 }, 300_000);

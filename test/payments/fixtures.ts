@@ -110,3 +110,22 @@ export async function expectUpiExpiry(gw: TestGateway, merchant: TestMerchant, p
   });
   expect(await read(`/payment-requests/status/${requestId}`)).toMatchObject({ status: 'open' });
 }
+
+/**
+ * The payer's decision on the ACS page (served under the gateway's address), then the gateway's signed
+ * return link followed once, not further. The ACS's callback settles through the job runner (off in
+ * tests), run before following the link as a running gateway would have.
+ */
+export async function decideChallenge(gw: TestGateway, redirectUrl: string, decision: 'approve' | 'deny') {
+  const posted = await fetch(redirectUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ decision }),
+    redirect: 'manual',
+  });
+  expect(posted.status).toBe(303);
+  await gw.runJobs();
+  const returnLink = new URL(posted.headers.get('location')!);
+  // PUBLIC_URL is not set in most tests, so the link names the default public address; follow it here.
+  const landing = await fetch(`${gw.url}${returnLink.pathname}${returnLink.search}`, { redirect: 'manual' });
+  return { returnLink, landing };
+}

@@ -1,7 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hmacHex } from '../../src/lib/crypto.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { CARDS, PATHS, card, createRequest, h2hCard, payer, waitForStatus, type PathName } from './fixtures.js';
+import {
+  CARDS,
+  PATHS,
+  card,
+  createRequest,
+  decideChallenge,
+  h2hCard,
+  payer,
+  waitForStatus,
+  type PathName,
+} from './fixtures.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -31,18 +41,8 @@ async function answerChallenge(redirectUrl: string, decision: 'approve' | 'deny'
   const html = await page.text();
   expect(html).toContain('Approve');
   expect(html).toContain('Deny');
-  const posted = await fetch(redirectUrl, {
-    method: 'POST',
-    body: new URLSearchParams({ decision }),
-    redirect: 'manual',
-  });
-  expect(posted.status).toBe(303);
-  // The callback is settled by the job runner (off in tests); the landing page would refresh until then.
-  await gw.runJobs();
-  const back = new URL(posted.headers.get('location')!);
-  expect(back.pathname).toMatch(/^\/payments\/\d+\/return$/);
-  // PUBLIC_URL is not set in tests, so the link names the default public address; follow it here.
-  const landing = await fetch(`${gw.url}${back.pathname}${back.search}`, { redirect: 'manual' });
+  const { returnLink, landing } = await decideChallenge(gw, redirectUrl, decision);
+  expect(returnLink.pathname).toMatch(/^\/payments\/\d+\/return$/);
   return landing;
 }
 

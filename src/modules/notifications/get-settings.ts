@@ -19,6 +19,7 @@ export async function getSettings(ctx: SettingsContext, input: { scope: Merchant
     businessName: row.business_name,
     notifyUrl: row.notify_url,
     checkoutOrigins: row.checkout_origins,
+    walletEnabled: row.wallet_enabled,
     eventTypes: row.event_types,
     webhookSecretPrefix: secretPrefix(ctx.vault.unseal(row.webhook_secret)),
     endpointDisabledAt: row.endpoint_disabled_at && new Date(row.endpoint_disabled_at).toISOString(),

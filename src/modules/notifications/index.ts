@@ -14,6 +14,7 @@ import { sendNotice } from './send-notice.js';
 
 export { notificationRoutes as routes } from './routes.js';
 export { getSettings } from './get-settings.js';
+export { checkoutSettingsOf, type CheckoutSettings } from './checkout-settings.js';
 export { deprecationHeaders, reportDeprecatedUse, reportExposedKey, type DeprecatedFeature } from './deprecations.js';
 export { queueNotice } from './queue-notice.js';
 export { eventHistory } from './event-history.js';

@@ -28,8 +28,21 @@ export function findSettingsRow(db: Db, scope: MerchantScope) {
     .executeTakeFirst();
 }
 
+/** The checkout-facing settings of the merchant and mode of a payment request, if it has settings. */
+export function findCheckoutSettings(db: Db, paymentRequestId: number) {
+  return db
+    .selectFrom('payment_requests as r')
+    .innerJoin('merchant_settings as s', (join) =>
+      join.onRef('s.merchant_id', '=', 'r.merchant_id').onRef('s.livemode', '=', 'r.livemode'),
+    )
+    .select(['s.checkout_origins', 's.wallet_enabled'])
+    .where('r.id', '=', paymentRequestId)
+    .executeTakeFirst();
+}
+
 export type SettingsChanges = Partial<
   Pick<MerchantSettingsTable, 'business_name' | 'notify_url'> & {
+    wallet_enabled: boolean;
     endpoint_disabled_at: Date | null;
     endpoint_disabled_reason: string | null;
     checkout_origins: string;

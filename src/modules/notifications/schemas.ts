@@ -20,6 +20,7 @@ export const Settings = Type.Object({
   businessName: nullable(Type.String()),
   notifyUrl: nullable(Type.String()),
   checkoutOrigins: Type.Array(Type.String()),
+  walletEnabled: Type.Boolean({ description: 'The hosted checkout offers wallet payments (Google Pay, Apple Pay)' }),
   eventTypes: nullable(Type.Array(Type.String())),
   webhookSecretPrefix: Type.String({ description: 'The first characters of the current signing secret' }),
   endpointDisabledAt: nullable(
@@ -37,6 +38,9 @@ export const UpdateSettingsBody = Type.Object(
     businessName: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 100 }))),
     notifyUrl: Type.Optional(nullable(notifyUrl)),
     checkoutOrigins: Type.Optional(Type.Array(origin, { maxItems: 20, description: 'repeats count once' })),
+    walletEnabled: Type.Optional(
+      Type.Boolean({ description: 'Offer wallet payments in the hosted checkout (off by default)' }),
+    ),
     eventTypes: Type.Optional(
       nullable(Type.Array(EventTypeName, { description: 'null: every type (repeats count once)' })),
     ),

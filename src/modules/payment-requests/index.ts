@@ -8,3 +8,4 @@ export { getPaymentRequest } from './get-payment-request.js';
 export { recordRefundOnRequest } from './record-refund.js';
 export { findPaymentRequest } from './repository.js';
 export { assertOpen } from './status.js';
+export { checkoutPageUrl } from './present.js';

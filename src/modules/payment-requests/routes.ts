@@ -4,6 +4,7 @@ import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';
 import { getPaymentRequest } from './get-payment-request.js';
+import { checkoutHeaders } from './checkout-headers.js';
 import { getPaymentRequestStatus } from './get-payment-request-status.js';
 import { getTimeline } from './get-timeline.js';
 import { exportPaymentRequests, listPaymentRequestPage } from './list-payment-requests.js';
@@ -89,10 +90,15 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'api_key' },
     },
     async (request, reply) => {
-      // The hosted checkout shows the payer whom they pay; a header keeps the record the same for both callers.
+      const scope = merchantScopeOf(request);
+      const row = await getPaymentRequest(ctx, { scope, id: request.params.id });
+      // What the hosted checkout needs besides the record goes in headers, so the record stays the same for both callers.
       if (request.actor?.kind === 'checkout')
-        reply.header('X-Merchant-Name', encodeURIComponent(request.actor.merchantName));
-      return present(await getPaymentRequest(ctx, { scope: merchantScopeOf(request), id: request.params.id }));
+        for (const [name, value] of Object.entries(
+          await checkoutHeaders(ctx, { scope, id: row.id, merchantName: request.actor.merchantName }),
+        ))
+          reply.header(name, value);
+      return present(row);
     },
   );
 

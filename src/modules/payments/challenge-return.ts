@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { hmacHex, safeEqual } from '../../lib/crypto.js';
+import { checkoutPageUrl } from '../payment-requests/index.js';
 import { findPaymentById } from './repository.js';
 
 type ReturnContext = Pick<AppContext, 'db' | 'config' | 'secrets'>;
@@ -22,9 +23,12 @@ export function challengeReturnUrl(ctx: ReturnContext, paymentId: number): strin
 }
 
 /**
- * The payer is back from the ACS (which reported the result on /callbacks/3ds first): send them to
- * successUrl or failureUrl with paymentRequestId, paymentId and status in the query, or show the
- * gateway's result page when the merchant gave none, or while the outcome is still being settled.
+ * The payer is back from the ACS (which reported the result on /callbacks/3ds first). A payment the
+ * hosted checkout started goes back into the checkout (in the merchant's frame), told which payment to
+ * show; the page reads the outcome itself with its token and follows successUrl / failureUrl from
+ * there. Any other payment is sent to successUrl or failureUrl with paymentRequestId, paymentId and
+ * status in the query, or shown the gateway's result page when the merchant gave none, or while the
+ * outcome is still being settled (docs/decisions.md "3-D Secure return flow").
  */
 export async function returnFromChallenge(
   ctx: ReturnContext,
@@ -33,6 +37,11 @@ export async function returnFromChallenge(
   if (!safeEqual(input.signature, signature(ctx, input.paymentId))) throw notFound('payment');
   const payment = await findPaymentById(ctx.db, input.paymentId);
   if (!payment) throw notFound('payment');
+  if (payment.options.startedFrom === 'checkout') {
+    const page = new URL(checkoutPageUrl(ctx.config.checkoutUrl, payment.payment_request_id));
+    page.searchParams.set('paymentId', String(payment.id));
+    return { kind: 'redirect', location: page.toString() };
+  }
   const landing = { status: payment.status, paymentId: payment.id, paymentRequestId: payment.payment_request_id };
   const approved = payment.status === 'succeeded' || payment.status === 'authorized';
   const settled = approved || payment.status === 'failed' || payment.status === 'canceled';

@@ -303,6 +303,8 @@ function submissionInput(request: FastifyRequest, body: PayerFields) {
       originDomain: body.originDomain ?? null,
       ipAddress: body.ipAddress ?? request.ip,
       browserInfo: body.browserInfo ?? null,
+      // Where a 3-D Secure payer comes back to: the hosted checkout, or the merchant's URLs (challenge-return.ts).
+      startedFrom: request.actor?.kind === 'checkout' ? 'checkout' : 'api',
     },
     testHeaders,
     recoveryPoint: request.idempotencyClaim

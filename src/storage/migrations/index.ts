@@ -14,6 +14,7 @@ import * as m0012 from './0012_reporting_indexes.js';
 import * as m0013 from './0013_api_key_cache.js';
 import * as m0014 from './0014_upi_intent.js';
 import * as m0015 from './0015_control_panel.js';
+import * as m0016 from './0016_wallet_in_checkout.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0013_api_key_cache': m0013,
   '0014_upi_intent': m0014,
   '0015_control_panel': m0015,
+  '0016_wallet_in_checkout': m0016,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -12,8 +12,16 @@ export interface PaymentRequest {
   livemode: boolean;
 }
 
-/** The request as the payer sees it: the gateway names the merchant in X-Merchant-Name (percent-encoded). */
-export type CheckoutView = PaymentRequest & { merchantName: string };
+/**
+ * The request as the payer sees it, with what the gateway adds in headers for the checkout: the
+ * merchant's name (X-Merchant-Name, percent-encoded), whether it offers wallets (X-Wallet-Enabled) and
+ * the latest attempt (X-Last-Payment-Id / -Status), which is how the page learns a 3-D Secure outcome.
+ */
+export type CheckoutView = PaymentRequest & {
+  merchantName: string;
+  walletEnabled: boolean;
+  lastPayment: { paymentId: number; status: string } | null;
+};
 
 export interface Payment {
   paymentId: number;
@@ -52,7 +60,8 @@ export class ApiError extends Error {
       upiIntentUrl: null,
       upiExpiresAt: null,
       createDate: '',
-      declineCode: text(details.declineCode),
+      // A wallet decline names the issuer's answer issuerResponse.
+      declineCode: text(details.declineCode) ?? text(details.issuerResponse),
       declineReason: text(details.declineReason) ?? text(details.reason),
     };
   }
@@ -75,12 +84,20 @@ export function api(token: string) {
   return {
     async paymentRequest(id: number): Promise<CheckoutView> {
       const { body, headers } = await call<PaymentRequest>('GET', `/payment-requests/${id}`);
-      return { ...body, merchantName: decodeURIComponent(headers.get('X-Merchant-Name') ?? '') };
+      const lastId = Number(headers.get('X-Last-Payment-Id'));
+      return {
+        ...body,
+        merchantName: decodeURIComponent(headers.get('X-Merchant-Name') ?? ''),
+        walletEnabled: headers.get('X-Wallet-Enabled') === 'true',
+        lastPayment: lastId ? { paymentId: lastId, status: headers.get('X-Last-Payment-Status') ?? '' } : null,
+      };
     },
     payByCard: async (id: number, body: Record<string, unknown>) =>
       (await call<Payment>('POST', `/payments/h2h/${id}`, body)).body,
     payByUpi: async (id: number, body: Record<string, unknown>) =>
       (await call<Payment>('POST', `/payments/h2h/${id}`, body)).body,
+    payByWallet: async (id: number, body: Record<string, unknown>) =>
+      (await call<Payment>('POST', `/payments/wallet/${id}`, body)).body,
   };
 }
 

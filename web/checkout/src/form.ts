@@ -37,6 +37,12 @@ export interface Field {
   check: (value: string, all: Record<string, string>) => string | null;
 }
 
+export const attentionNeeded = (count: number) =>
+  count === 1 ? 'One field needs attention.' : `${count} fields need attention.`;
+
+export const emailError = (value: string): string | null =>
+  /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim()) ? null : 'Enter a valid email address.';
+
 const required = (what: string) => (value: string) => (value.trim() ? null : `Enter ${what}.`);
 
 // Bounds from the spec's payer fields (name ≤ 100, phone 10-14 digits with country code, …).
@@ -80,7 +86,7 @@ const FIELDS: Field[] = [
     autocomplete: 'email',
     type: 'email',
     maxlength: 100,
-    check: (value) => (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value.trim()) ? null : 'Enter a valid email address.'),
+    check: emailError,
   },
   {
     name: 'phoneNumber',
@@ -122,7 +128,8 @@ export const PAYER_CONTACT_FIELDS = FIELDS.slice(FIELDS.findIndex((field) => fie
 
 /**
  * The card form: grouping and brand as the payer types, every check inline before anything is sent,
- * errors tied to their inputs (aria-describedby) and the first one announced and focused on submit.
+ * errors tied to their inputs (aria-describedby), on submit the first one focused (so read out) and
+ * the number of them announced.
  */
 export function cardForm(options: {
   payLabel: string;
@@ -199,11 +206,10 @@ export function cardForm(options: {
     const failed = FIELDS.map((field) => [field, field.check(all[field.name], all)] as const).filter(([, m]) => m);
     for (const field of FIELDS) showError(field, field.check(all[field.name], all));
     if (failed.length) {
-      const [field, message] = failed[0];
-      options.announce(
-        `${failed.length === 1 ? '' : `${failed.length} fields need attention. `}${field.label}: ${message}`,
-      );
-      inputs.get(field.name)!.focus();
+      // The first field's own error is read with it as it takes focus (aria-describedby); the live region
+      // only counts, so the words of an error are in the page once.
+      options.announce(attentionNeeded(failed.length));
+      inputs.get(failed[0][0].name)!.focus();
       return;
     }
     options.onSubmit({

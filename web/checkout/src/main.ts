@@ -6,10 +6,14 @@ import { messenger, parentOriginOf } from './messages.js';
 import { methodChooser, type PaymentMethod } from './methods.js';
 import { clearSession, loadSession, saveSession, type CheckoutSession } from './session.js';
 import { upiPanel } from './upi.js';
+import { walletPanel, type WalletSubmission } from './wallet.js';
 
 /** Payment request states in which nothing is left to pay. */
 const ALREADY_PAID = new Set(['processing', 'authorized', 'paid', 'partially_refunded', 'refunded']);
 const GONE = new Set(['canceled', 'expired']);
+/** Payment states after which the bank's answer is known. */
+const APPROVED = new Set(['succeeded', 'authorized']);
+const SETTLED = new Set([...APPROVED, 'failed', 'canceled']);
 
 const root = document.getElementById('checkout')!;
 const live = document.getElementById('announcer')!;
@@ -108,17 +112,22 @@ async function load(
     h('p', { class: 'amount' }, amount),
     request.description ? h('p', { class: 'description' }, request.description) : null,
   );
-  const context: PageContext = { requestId, request, session, post, header, amount, client };
+  // Wallets are offered when the merchant enabled them, in test mode (the sandbox's wallet tokens).
+  const walletOffered = request.walletEnabled && !request.livemode;
+  const context: PageContext = { requestId, request, session, post, header, amount, client, walletOffered };
 
-  if (returning !== undefined) {
-    // Back from the bank's 3-D Secure page: the gateway settles the payment as the bank tells it.
-    for (let tries = 0; request.status === 'processing' && tries < 20; tries++) {
+  // Back from the bank's 3-D Secure page (the gateway's signed return sent the payer here): the address
+  // bar only names the payment; its outcome is the gateway's word, read with the token.
+  if (returning !== undefined && request.lastPayment?.paymentId === returning) {
+    for (let tries = 0; !SETTLED.has(request.lastPayment?.status ?? '') && tries < 40; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       request = await client.paymentRequest(requestId).catch(() => request);
     }
-    if (ALREADY_PAID.has(request.status))
-      return succeed(context, returning, request.status === 'authorized' ? 'authorized' : 'succeeded');
-    return fail(context, returning, 'Your bank did not confirm this payment. Try again or use another card.');
+    const outcome = request.lastPayment?.status ?? '';
+    if (APPROVED.has(outcome)) return succeed(context, returning, outcome);
+    if (SETTLED.has(outcome))
+      return fail(context, returning, 'Your bank did not confirm this payment. Try again or use another card.');
+    return showProblem('Your bank has not confirmed the payment yet. Reload this page in a moment.');
   }
   if (ALREADY_PAID.has(request.status)) {
     replaceContent(
@@ -144,11 +153,13 @@ interface PageContext {
   header: HTMLElement;
   amount: string;
   client: ReturnType<typeof api>;
+  walletOffered: boolean;
 }
 
 /** One form per page: after a decline the payer's details stay and only the card fields are cleared. */
 let form: ReturnType<typeof cardForm> | null = null;
 let upi: ReturnType<typeof upiPanel> | null = null;
+let wallet: ReturnType<typeof walletPanel> | null = null;
 /** The method the payer chose last; a decline comes back to it. */
 let chosen = 'card';
 
@@ -157,24 +168,31 @@ function showForm(context: PageContext, notice?: string): void {
     payLabel: `Pay ${context.amount}`,
     country: (context.session.locale.split('-')[1] ?? '').toUpperCase(),
     announce,
-    onSubmit: (card) => void pay(context, card),
+    onSubmit: (card) => void pay(context, () => payByCard(context, card)),
   });
   const card = form;
   const methods: PaymentMethod[] = [
     { id: 'card', label: 'Card', element: card.element, focus: () => card.focusCard() },
   ];
-  const panel = (upi ??= upiPanel(upiHooks(context)));
-  methods.push({ id: 'upi', label: 'UPI', element: panel.element, focus: () => panel.focus() });
+  const upiView = (upi ??= upiPanel(upiHooks(context)));
+  methods.push({ id: 'upi', label: 'UPI', element: upiView.element, focus: () => upiView.focus() });
+  if (context.walletOffered) {
+    const walletView = (wallet ??= walletPanel({
+      announce,
+      onSubmit: (w) => void pay(context, () => payByWallet(context, w)),
+    }));
+    methods.push({ id: 'wallet', label: 'Wallet', element: walletView.element, focus: () => walletView.focus() });
+  }
   if (notice) form.clearCard();
   replaceContent(
     root,
     context.header,
     h('h1', {}, methods.length === 1 ? 'Pay by card' : 'Choose how to pay'),
-    notice ? h('p', { class: 'notice', id: 'notice' }, notice) : null,
+    // An alert is read out as it appears; the live region would repeat the same words in a second element.
+    notice ? h('p', { class: 'notice', id: 'notice', role: 'alert' }, notice) : null,
     methodChooser(methods, chosen, (id) => (chosen = id)),
   );
   if (notice) {
-    announce(notice);
     (methods.find((m) => m.id === chosen) ?? methods[0]).focus();
   }
 }
@@ -202,8 +220,25 @@ function upiHooks(context: PageContext): Parameters<typeof upiPanel>[0] {
   };
 }
 
-async function pay(context: PageContext, card: CardSubmission): Promise<void> {
-  const { request, requestId } = context;
+/** What every payment sends besides the method's fields: the real browser for 3-D Secure, the return pages. */
+function commonFields(context: PageContext) {
+  const { successUrl, failureUrl } = context.session;
+  return { browserInfo: browserInfo(), ...(successUrl ? { successUrl } : {}), ...(failureUrl ? { failureUrl } : {}) };
+}
+
+const payByCard = (context: PageContext, card: CardSubmission) =>
+  context.client.payByCard(context.requestId, {
+    ...card,
+    amount: context.request.amount,
+    unit: context.request.currency,
+    ...commonFields(context),
+  });
+
+const payByWallet = (context: PageContext, submission: WalletSubmission) =>
+  context.client.payByWallet(context.requestId, { ...submission, ...commonFields(context) });
+
+async function pay(context: PageContext, submit: () => Promise<Payment>): Promise<void> {
+  const { requestId } = context;
   replaceContent(
     root,
     context.header,
@@ -212,12 +247,7 @@ async function pay(context: PageContext, card: CardSubmission): Promise<void> {
   announce('Processing your payment.');
   let payment: Payment;
   try {
-    payment = await context.client.payByCard(requestId, {
-      ...card,
-      amount: request.amount,
-      unit: request.currency,
-      browserInfo: browserInfo(),
-    });
+    payment = await submit();
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return showExpired(context.post, requestId);
     const failed = error instanceof ApiError ? error.failedPayment : null;
@@ -253,14 +283,28 @@ function succeed(context: PageContext, paymentId: number, status: string): void 
   );
   announce(`Payment successful. You paid ${context.amount}.`);
   context.post('payment.succeeded', { paymentRequestId: context.requestId, paymentId, status });
-  if (context.session.successUrl && !context.session.parentOrigin) window.location.assign(context.session.successUrl);
+  const next = shopPage(context, context.session.successUrl, paymentId, status);
+  if (next) window.location.assign(next);
 }
 
 function fail(context: PageContext, paymentId: number, reason: string): void {
   context.post('payment.failed', { paymentRequestId: context.requestId, paymentId, status: 'failed' });
   showForm(context, reason);
-  if (context.session.failureUrl && !context.session.parentOrigin)
-    root.append(h('p', {}, h('a', { href: context.session.failureUrl }, 'Return to the shop')));
+  const back = shopPage(context, context.session.failureUrl, paymentId, 'failed');
+  if (back) root.append(h('p', {}, h('a', { href: back }, 'Return to the shop')));
+}
+
+/**
+ * The merchant's successUrl / failureUrl with the same query the gateway's 3-D Secure return adds.
+ * Framed, the page stays in the frame and the embedding page decides (embed.js `successUrl`).
+ */
+function shopPage(context: PageContext, target: string | null, paymentId: number, status: string): string | null {
+  if (!target || context.session.parentOrigin) return null;
+  const url = new URL(target);
+  url.searchParams.set('paymentRequestId', String(context.requestId));
+  url.searchParams.set('paymentId', String(paymentId));
+  url.searchParams.set('status', status);
+  return url.href;
 }
 
 /** The decline in plain words, and what to do about it. */
@@ -277,7 +321,7 @@ function declineMessage(payment: Payment): string {
           : payment.declineCode
             ? 'Your bank declined this payment.'
             : 'The payment could not be completed.';
-  return `${why} Nothing was charged. Try another card.`;
+  return `${why} Nothing was charged. ${chosen === 'wallet' ? 'Try again or pay another way.' : 'Try another card.'}`;
 }
 
 function showExpired(post: ReturnType<typeof messenger>, requestId: number): void {

@@ -1,0 +1,23 @@
+import type { DbContext } from '../../context.js';
+import { findCheckoutSettings } from './repository.js';
+
+export interface CheckoutSettings {
+  /** Origins allowed to frame the hosted checkout (CSP frame-ancestors), besides the gateway-wide ones. */
+  checkoutOrigins: string[];
+  /** The checkout offers wallet payments. */
+  walletEnabled: boolean;
+}
+
+/**
+ * What the hosted checkout of one payment request needs of its merchant's settings (the request's own
+ * mode). A merchant who never saved settings has none of either; an unknown request gets the same.
+ */
+export async function checkoutSettingsOf(
+  ctx: Pick<DbContext, 'db'>,
+  input: { paymentRequestId: number },
+): Promise<CheckoutSettings> {
+  if (!Number.isSafeInteger(input.paymentRequestId) || input.paymentRequestId <= 0)
+    return { checkoutOrigins: [], walletEnabled: false };
+  const row = await findCheckoutSettings(ctx.db, input.paymentRequestId);
+  return { checkoutOrigins: row?.checkout_origins ?? [], walletEnabled: row?.wallet_enabled ?? false };
+}
