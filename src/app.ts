@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
-import type { App, AppContext } from './context.js';
+import { inTransaction, type App, type AppContext } from './context.js';
 import { reportUndeclaredStatuses } from './http/contract-check.js';
 import { checkoutCors } from './http/cors.js';
 import { authenticate } from './http/credentials.js';
@@ -169,7 +169,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     // Seam for merchant settings: the requested payment request's merchant's checkoutOrigins join this list.
     checkoutFrameAncestors: () => [new URL(config.publicUrl).origin, ...config.checkoutFrameAncestors],
     exchangeLegacyApiKey: (apiKey, paymentRequestId) =>
-      checkoutSessions.exchangeLegacyApiKey(ctx, { apiKey, paymentRequestId }),
+      inTransaction(ctx, (trx) => checkoutSessions.exchangeLegacyApiKey(trx, { apiKey, paymentRequestId })),
   });
 
   await app.ready();
