@@ -147,7 +147,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
-  app.addHook('onResponse', reportDeprecatedVersion(ctx));
+  app.addHook('onSend', reportDeprecatedVersion(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),
