@@ -63,11 +63,19 @@ export function resultTable(results: StoreResult[]): string {
 }
 
 export function scenarioTable(results: StoreResult[]): string {
-  const rows = ['| Store | Scenario | Req/s | p50 ms | p99 ms | Errors | Note |', '|---|---|---:|---:|---:|---:|---|'];
+  const rows = [
+    '| Store | Scenario | Req/s | p50 ms | p99 ms | Errors | CPU ms per request | Note |',
+    '|---|---|---:|---:|---:|---:|---:|---|',
+  ];
   for (const r of results) {
     for (const { name, result: l, note } of r.scenarios) {
+      const cpu = l.cpuMsPerRequest
+        ? Object.values(l.cpuMsPerRequest)
+            .reduce((a, b) => a + b, 0)
+            .toFixed(2)
+        : '';
       rows.push(
-        `| ${storeName(r)} | ${name} | ${fmt(l.perSecond)} | ${l.p50} | ${l.p99} | ${fmt(l.errors)} | ${note ?? ''} |`,
+        `| ${storeName(r)} | ${name} | ${fmt(l.perSecond)} | ${l.p50} | ${l.p99} | ${fmt(l.errors)} | ${cpu} | ${note ?? ''} |`,
       );
     }
   }
@@ -161,7 +169,9 @@ Database: ${info.database}.
 
 ${resultTable(results)}
 ${notes.length ? `\n${notes.join('\n')}\n` : ''}
-Scenarios, each a load of the same length on the same gateway in the same run:
+Scenarios, each a load of the same length in the same run, one after the other (a change in what else the
+machine runs shows between them; the CPU column, summed over the scenario's metered processes as in the
+table below, is the steadier figure):
 
 ${scenarioTable(results)}
 

@@ -4,16 +4,24 @@ import { Pool } from 'undici';
 export const REQUEST_AMOUNT = 25.5;
 export const REQUEST_CURRENCY = 'EUR';
 
+/** Set-up calls; a 503 from the gateway's overload guard (a busy shared machine) is retried as it asks. */
 async function call(pool: Pool, method: 'POST' | 'PUT', path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await pool.request({
-    method,
-    path,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.body.text();
-  if (response.statusCode >= 300) throw new Error(`${method} ${path} answered ${response.statusCode}: ${text}`);
-  return text;
+  for (let attempt = 1; ; attempt++) {
+    const response = await pool.request({
+      method,
+      path,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    if (response.statusCode === 503 && attempt < 10) {
+      const seconds = Math.min(5, Number(response.headers['retry-after']) || 1);
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      continue;
+    }
+    if (response.statusCode >= 300) throw new Error(`${method} ${path} answered ${response.statusCode}: ${text}`);
+    return text;
+  }
 }
 
 /** Logs in as the merchant's user and generates its test API key, as a merchant would. */

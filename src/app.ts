@@ -164,8 +164,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       reply.elapsedTime / 1000,
     ),
   );
-  // Before the handler, so the report is written by the time the answer leaves.
-  app.addHook('preHandler', reportDeprecatedVersion(ctx));
+  app.addHook('onSend', reportDeprecatedVersion(ctx));
   app.addHook('onSend', auditSensitiveActions(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>

@@ -69,13 +69,18 @@ declare module 'fastify' {
   }
 }
 
-/** preHandler: a merchant's request with a deprecated X-API-Version is reported (once a day per merchant and mode). */
+/**
+ * onSend: a merchant's request with a deprecated X-API-Version is reported (once a day per merchant and
+ * mode) before it is answered, so the report is committed when the caller reads its events (with the
+ * key cache, the caller's next request can outrun a report written after the answer).
+ */
 export function reportDeprecatedVersion(ctx: AppContext) {
-  return async (request: FastifyRequest): Promise<void> => {
+  return async <T>(request: FastifyRequest, _reply: unknown, payload: T): Promise<T> => {
     const actor = request.actor;
-    if (!request.deprecatedVersion || !actor || actor.kind === 'user') return;
+    if (!request.deprecatedVersion || !actor || actor.kind === 'user') return payload;
     const scope = { merchantId: actor.merchantId, livemode: actor.mode === 'live' };
     await inTransaction(ctx, (trx) => reportDeprecatedUse(trx, { scope, feature: 'api-version-2.0' }));
+    return payload;
   };
 }
 

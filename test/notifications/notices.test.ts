@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/context.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { exchangeLegacyApiKey } from '../../src/modules/checkout-sessions/index.js';
 import { reportExposedKey } from '../../src/modules/notifications/index.js';
 import { startTestGateway, useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
@@ -102,6 +103,31 @@ describe('e-mail notices', () => {
     const [mail] = mailsTo(m.email);
     expect(mail.subject).toBe('Your test API key was exposed: rotate it');
     expectNoSecret(mail.raw, m);
+  });
+
+  it("the checkout's legacy apiKey parameter: exposed key and deprecated feature, once a day each", async () => {
+    const m = await gw.merchant();
+    const ctx = { db: gw.db, clock };
+    const exchange = async () => {
+      const paymentRequestId = await createRequest(gw, m);
+      await exchangeLegacyApiKey(ctx, { apiKey: m.apiKey, paymentRequestId });
+    };
+    await exchange();
+    await exchange();
+    const exposed = await gw.call('GET', '/events?type=api_key.exposed', { apiKey: m.apiKey });
+    expect(exposed.body.data).toHaveLength(1);
+    const deprecated = await gw.call('GET', '/events?type=api.version.deprecated', { apiKey: m.apiKey });
+    expect(deprecated.body.data.map((e: { data: { object: { feature: string } } }) => e.data.object.feature)).toEqual([
+      'checkout-api-key-parameter',
+    ]);
+    await gw.runJobs();
+    expect(mailsTo(m.email).map((mail) => mail.subject)).toEqual(
+      expect.arrayContaining([
+        'Your test API key was exposed: rotate it',
+        expect.stringContaining('the apiKey query parameter of the checkout page'),
+      ]),
+    );
+    for (const mail of mailsTo(m.email)) expectNoSecret(mail.raw, m);
   });
 
   it('an account locked after 10 failed sign-ins', async () => {
