@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { App } from '../context.js';
+import { deprecationHeaders } from '../modules/notifications/index.js';
 
 /** Built asset names carry a content hash (`app.3f2a9c1b.js`): they never change, so they are cached for a year. */
 const HASHED_ASSET = /[.-][0-9a-zA-Z_-]{8,}\.(js|mjs|css|woff2?|svg|png|jpg|webp|avif|ico|map)$/;
@@ -25,10 +26,6 @@ export interface FrontEndOptions {
   /** The deprecated `?apiKey=` of the checkout page: exchanges the key for a checkout session token. */
   exchangeLegacyApiKey?: (apiKey: string, paymentRequestId: number) => Promise<{ token: string }>;
 }
-
-/** RFC 9745 / RFC 8594: the legacy `apiKey` parameter is deprecated now and goes away at the sunset. */
-const LEGACY_API_KEY_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
-const LEGACY_API_KEY_SUNSET_AT = new Date('2027-07-01T00:00:00Z');
 
 /**
  * Serves the built front ends (@fastify/static), compressed (@fastify/compress), with their own
@@ -120,9 +117,11 @@ async function legacyApiKeyRedirect(
         )
       : null;
   const fragment = new URLSearchParams({ ...(token ? { token } : {}), legacy: 'apiKey' });
-  return reply
-    .header('Deprecation', `@${Math.floor(LEGACY_API_KEY_DEPRECATED_AT.getTime() / 1000)}`)
-    .header('Sunset', LEGACY_API_KEY_SUNSET_AT.toUTCString())
-    .header('Cache-Control', 'no-store')
-    .redirect(`${alias}?requestId=${encodeURIComponent(requestId ?? '')}#${fragment.toString()}`, 303);
+  return (
+    reply
+      // RFC 9745 / RFC 8594, the dates the api.version.deprecated event and e-mail name too.
+      .headers(deprecationHeaders('checkout-api-key-parameter'))
+      .header('Cache-Control', 'no-store')
+      .redirect(`${alias}?requestId=${encodeURIComponent(requestId ?? '')}#${fragment.toString()}`, 303)
+  );
 }

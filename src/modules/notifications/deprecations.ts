@@ -5,9 +5,9 @@ import { claimDailyReport, type MerchantScope } from './repository.js';
 
 /**
  * Deprecated features (the spec's "Versioning and deprecation": 2.0 served until June 2024; the checkout's
- * legacy apiKey parameter deprecated like Bearer authentication, December 2023 → June 2024). The gateway
- * still serves them past the sunset date; merchants are told on every use (headers) and once a day
- * (webhook and e-mail).
+ * legacy apiKey parameter, which the spec deprecates without dates, from 2026-01-01 with a sunset on
+ * 2027-07-01 — decisions.md "Legacy apiKey on the checkout page"). The gateway still serves them past
+ * their sunset date; merchants are told on every use (headers) and once a day (webhook and e-mail).
  */
 export const DEPRECATIONS = {
   'api-version-2.0': {
@@ -18,8 +18,8 @@ export const DEPRECATIONS = {
   },
   'checkout-api-key-parameter': {
     description: 'the apiKey query parameter of the checkout page',
-    deprecatedAt: '2023-12-01T00:00:00.000Z',
-    sunsetAt: '2024-06-01T00:00:00.000Z',
+    deprecatedAt: '2026-01-01T00:00:00.000Z',
+    sunsetAt: '2027-07-01T00:00:00.000Z',
     migrationNote:
       'docs/notifications.md#deprecations: mint a checkout session token (POST /payment-requests/{id}/checkout-session) and pass token instead; rotate the exposed key',
   },
