@@ -10,28 +10,20 @@ import { AppError } from '../errors.js';
  */
 // verbose: errors carry the offending value (details.value) and the schema that failed.
 // strictNumbers: Infinity and NaN ("Infinity" in a path, 1e400 in JSON) are not numbers.
-const strictAjv = addFormats.default(
-  new Ajv.default({
-    coerceTypes: false,
-    allErrors: true,
-    removeAdditional: false,
-    useDefaults: true,
-    strict: false,
-    strictNumbers: true,
-    verbose: true,
-  }),
-);
-const coercingAjv = addFormats.default(
-  new Ajv.default({
-    coerceTypes: true,
-    allErrors: true,
-    removeAdditional: false,
-    useDefaults: true,
-    strict: false,
-    strictNumbers: true,
-    verbose: true,
-  }),
-);
+const ajvWith = (coerceTypes: boolean) =>
+  addFormats.default(
+    new Ajv.default({
+      coerceTypes,
+      allErrors: true,
+      removeAdditional: false,
+      useDefaults: true,
+      strict: false,
+      strictNumbers: true,
+      verbose: true,
+    }),
+  );
+const strictAjv = ajvWith(false);
+const coercingAjv = ajvWith(true);
 
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
   return (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
