@@ -1,1 +1,1 @@
-export { startHeartbeat, isLive, INSTANCE_LEASE_SECONDS, type Heartbeat } from './heartbeat.js';
+export { startHeartbeat, isLive, type Heartbeat } from './heartbeat.js';
