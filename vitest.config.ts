@@ -7,6 +7,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Set-up hooks start gateways and build fixtures for every route of /openapi.json; on two busy
+    // cores that can take over a minute. A bound against hangs, not a timing target.
+    hookTimeout: 180_000,
   },
 });

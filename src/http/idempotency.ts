@@ -175,9 +175,25 @@ async function finishClaim(
       SWEEP_BATCH,
     );
   } catch (error) {
-    // The response still goes out; the key stays claimed until it turns stale and a retry takes it over.
+    // The store went away mid-request (a restart, a failover). The response still goes out, but the
+    // claim still names this live instance, so a retry would wait out STALE_CLAIM_SECONDS: let the key
+    // go as soon as the store answers again. A payment's recovery point stays, so the retry resumes it.
     request.log.error({ err: error, idempotencyKey: claim.key }, 'could not store the idempotent response');
+    releaseWhenStoreIsBack(ctx, claim);
   }
+}
+
+const RELEASE_RETRY_MS = 1000;
+/** A release not done within the stale-claim time-out is moot: the claim can be taken over by then. */
+const RELEASE_GIVE_UP_MS = STALE_CLAIM_SECONDS * 1000;
+
+function releaseWhenStoreIsBack(ctx: AppContext, claim: Claim, started = Date.now()): void {
+  const timer = setTimeout(() => {
+    releaseClaim(ctx.db, claim).catch(() => {
+      if (Date.now() - started < RELEASE_GIVE_UP_MS) releaseWhenStoreIsBack(ctx, claim, started);
+    });
+  }, RELEASE_RETRY_MS);
+  timer.unref();
 }
 
 /** The serialized body as text; undefined for a stream, which cannot be replayed. */

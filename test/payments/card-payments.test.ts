@@ -65,7 +65,8 @@ describe('approved cards', () => {
 
   for (const number of [CARDS.visa, CARDS.amex, CARDS.frictionless]) {
     it(`${number} on globex is pending, then settled by the signed callback`, async () => {
-      const { id, res } = await pay('globex', number);
+      // The callback follows the answer; held back a moment so a busy machine cannot process it first.
+      const { id, res } = await pay('globex', number, {}, { 'x-sandbox-callback': 'late:300' });
       expect(res.status, res.text).toBe(200);
       expect(res.body).toMatchObject({ status: 'pending', processor: 'globex' });
       expect(res.body.transactionId).toMatch(/^gbx_/);

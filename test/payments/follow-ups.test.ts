@@ -46,7 +46,9 @@ describe('delayed capture', () => {
   });
 
   it('an asynchronous approval (globex callback "success") of a delayed capture authorizes, then the job captures', async () => {
-    const { id, payment } = await pay({ captureDelayHours: 1 }, 'globex');
+    // The outcome comes by callback once the answer is out; held back a moment, so that on a busy
+    // machine the callback cannot be processed before the submission has read its own answer.
+    const { id, payment } = await pay({ captureDelayHours: 1 }, 'globex', { 'x-sandbox-callback': 'late:300' });
     expect(payment.status).toBe('pending');
     const authorized = await waitForStatus(gw, m, payment.paymentId, 'pending');
     expect(authorized).toMatchObject({ status: 'authorized', amountCaptured: 0 });
