@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import type { TestGateway } from './gateway.js';
-import { ROOT } from './processes.js';
+import { buildOnce, ROOT } from './processes.js';
 
 /** Where the browser tests keep a screenshot of each state (not committed: .tmp/ is ignored). */
 export const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
@@ -25,7 +25,7 @@ const FLAGS = [
 /** Chromium, with the front ends built first (the gateway serves web/dist). */
 export async function launchChromium(): Promise<Browser> {
   const executablePath = execFileSync('bash', ['scripts/chromium.sh'], { cwd: ROOT, encoding: 'utf8' }).trim();
-  execFileSync('bash', ['scripts/build-if-stale.sh'], { cwd: ROOT, stdio: 'ignore' });
+  buildOnce();
   return chromium.launch({ executablePath, args: FLAGS });
 }
 

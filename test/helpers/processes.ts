@@ -38,15 +38,20 @@ export function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /**
- * `npm run build` once, serialized across test files with flock: two files compiling into
- * dist/ at the same time could let one spawn a half-written file. An up-to-date build writes nothing.
+ * Builds what is stale (scripts/build-if-stale.sh, as `npm start` does), serialized across test files
+ * with flock: two files compiling into dist/ at the same time could let one spawn a half-written file.
+ * A current build writes nothing — a full `npm run build` would empty web/dist while another file's
+ * browser is loading the checkout from it.
  */
 export function buildOnce(): void {
   const lock = path.join(
     tmpdir(),
     `svc-gateway-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`,
   );
-  execFileSync('flock', [lock, 'npm', 'run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync('flock', [lock, 'bash', 'scripts/build-if-stale.sh'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }
 
 export interface CommandResult {
