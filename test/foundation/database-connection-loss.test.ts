@@ -45,14 +45,17 @@ it('a connection lost in the middle of a query fails that request and nothing el
   await holder.connect();
   await holder.query('begin; lock table customers in access exclusive mode');
   const waiting = gw.call('POST', '/customers', { apiKey: m.apiKey, body });
-  for (let i = 0; i < 100; i++) {
+  // Cut only once the insert is waiting on the lock: on a busy machine the request may take seconds to get there.
+  let blocked = false;
+  for (let i = 0; i < 600 && !blocked; i++) {
     const { rows } = await holder.query(
       `select count(*)::int as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock'`,
       [database],
     );
-    if (rows[0].n > 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    blocked = rows[0].n > 0;
+    if (!blocked) await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  expect(blocked, 'the gateway’s insert never waited on the held lock').toBe(true);
   await holder.query(
     'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
     [database],
