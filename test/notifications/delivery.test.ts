@@ -175,10 +175,10 @@ describe('delivery', () => {
     await pay(m);
     await deliver();
     expect(receiver.at('/flaky')).toHaveLength(1);
-    clock.advance(50); // before the first back-off (1 min −20 %)
+    clock.advance(47); // before the earliest first back-off (1 min −20 % = 48 s)
     await deliver();
     expect(receiver.at('/flaky')).toHaveLength(1);
-    clock.advance(30);
+    clock.advance(26); // past the latest (1 min +20 % = 72 s)
     await deliver();
     expect(receiver.at('/flaky')).toHaveLength(2);
     clock.advance(3600); // the back-off would allow it; Retry-After (2 h) does not
