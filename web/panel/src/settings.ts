@@ -1,5 +1,5 @@
 import { call, canChange, when, type Session } from './api.js';
-import { EVENT_TYPES } from './event-types.js';
+import { EVENT_TYPE_LIST as EVENT_TYPES } from '../../../src/modules/notifications/event-type-list.js';
 import { button, field, h, message, replaceContent, shownOnce } from './ui.js';
 
 interface Settings {
