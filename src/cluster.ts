@@ -32,6 +32,7 @@ export async function runPrimary(config: Config): Promise<void> {
   const sandbox = config.sandboxUrl ? undefined : await startBuiltInSandbox(config, secrets);
   const fork = () => cluster.fork(sandbox ? { [SANDBOX_URL_ENV]: sandbox.url } : {});
 
+  const reforkDelay = crashBackoff();
   let stopping = false;
   let started = false;
   // Started once every worker listens: the banner promises a gateway at full strength.
@@ -44,8 +45,11 @@ export async function runPrimary(config: Config): Promise<void> {
       if (stopping) return;
       // One that never listened has said why on the shared stderr (a taken port, a bad store): give up.
       if (!started) return reject(new Error(`a worker could not start (exit ${code ?? signal})`));
-      process.stderr.write(`svc-gateway: worker ${worker.process.pid} ended (${code ?? signal}); starting another\n`);
-      setTimeout(fork, 1000);
+      const delay = reforkDelay(Date.now());
+      process.stderr.write(
+        `svc-gateway: worker ${worker.process.pid} ended (${code ?? signal}); starting another in ${delay / 1000} s\n`,
+      );
+      setTimeout(fork, delay);
     });
   });
   const stop = async () => {
@@ -64,6 +68,21 @@ export async function runPrimary(config: Config): Promise<void> {
   started = true;
   if (sandbox) pointSandboxAt(sandbox, config, url);
   printBanner(config, url, demo);
+}
+
+/**
+ * How long to wait before replacing a worker that ended: 1 s, doubled for each end since the last quiet
+ * spell of 5 minutes, at most 60 s, so a worker that crashes on every start (a bad deploy, a store that
+ * refuses it) is retried without the primary spinning on forks.
+ */
+export function crashBackoff(): (now: number) => number {
+  let streak = 0;
+  let lastEnd = -Infinity;
+  return (now) => {
+    streak = now - lastEnd > 5 * 60_000 ? 1 : streak + 1;
+    lastEnd = now;
+    return Math.min(1000 * 2 ** (streak - 1), 60_000);
+  };
 }
 
 /** Each worker stops gracefully (in-flight requests finish); resolves once all have ended. */

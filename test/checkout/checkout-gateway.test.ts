@@ -144,12 +144,14 @@ describe('the deprecated apiKey parameter', () => {
   it('flags the key and reports it once a day: api_key.exposed and api.version.deprecated', async () => {
     const merchant = await gw.merchant();
     const id = await createRequest(gw, merchant);
+    const answers: Response[] = [];
     for (let load = 0; load < 2; load++) {
       const res = await fetch(`${gw.url}/checkout/main?requestId=${id}&apiKey=${merchant.apiKey}`, {
         redirect: 'manual',
       });
       expect(res.status).toBe(303);
       expect(res.headers.get('location')).not.toContain(merchant.apiKey);
+      answers.push(res);
     }
     const events = async (type: string) =>
       (await gw.call('GET', `/events?type=${type}`, { apiKey: merchant.apiKey })).body.data;
@@ -159,6 +161,10 @@ describe('the deprecated apiKey parameter', () => {
     const deprecated = await events('api.version.deprecated');
     expect(deprecated).toHaveLength(1);
     expect(deprecated[0].data.object.feature).toBe('checkout-api-key-parameter');
+    // The answer's Deprecation (RFC 9745) and Sunset (RFC 8594) headers name the same dates as the event.
+    const { deprecatedAt, sunsetAt } = deprecated[0].data.object;
+    expect(answers[0].headers.get('deprecation')).toBe(`@${Date.parse(deprecatedAt) / 1000}`);
+    expect(Date.parse(answers[0].headers.get('sunset')!)).toBe(Date.parse(sunsetAt));
     expect(gw.logs()).not.toContain(merchant.apiKey);
   });
 

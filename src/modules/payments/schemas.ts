@@ -188,8 +188,12 @@ export const WalletBody = object(
 );
 export type WalletPayment = Static<typeof WalletBody>;
 
-/** For the OpenAPI document: the h2h path takes one of the three variants, chosen by number / token / upiId (or upiFlow). */
-export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody]);
+/**
+ * For the OpenAPI document: the h2h path takes one of the spec's three variants, chosen by number / token /
+ * upiId, or a UPI intent (upiFlow "intent", upiId optional), which the UPI variant alone would show as
+ * needing a upiId.
+ */
+export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody, H2hUpiIntentBody]);
 
 export type H2hCard = Static<typeof H2hCardBody>;
 export type H2hToken = Static<typeof H2hTokenBody>;
