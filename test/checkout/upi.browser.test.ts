@@ -156,6 +156,34 @@ describe('UPI in the hosted checkout embedded in the example shop', () => {
     await page.close();
   }, 90_000);
 
+  it('reloaded while the payer has not approved yet: the page waits again, then reports the outcome', async () => {
+    const { page, frame } = await openUpi();
+    await frame.getByRole('radio', { name: 'QR code: scan with any UPI app' }).check();
+    await frame.getByRole('button', { name: /^Pay/ }).click();
+    await frame.getByRole('img', { name: 'QR code of the UPI payment link' }).waitFor();
+    const payerUrl = (await frame.locator('#upi-payer-page').getAttribute('href'))!;
+
+    // The frame alone reloads (the payer pressed reload in it, or the phone dropped the page).
+    await page
+      .frames()
+      .find((f) => f.url().includes('/main'))!
+      .evaluate(() => location.reload());
+    await frame.getByRole('heading', { name: 'Waiting for your approval' }).waitFor();
+    await expect(frame.getByRole('button', { name: /^Pay/ }).count()).resolves.toBe(0);
+    await expect(frame.getByText('Already paid').count()).resolves.toBe(0);
+
+    const payerPage = await context.newPage();
+    await payerPage.goto(payerUrl);
+    await payerPage.getByRole('button', { name: 'Approve' }).click();
+    await payerPage.getByText('Payment approved.').waitFor();
+    await payerPage.close();
+    const paid = await waitForEvent(page, 'payment.succeeded');
+    await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    const payments = await paymentsOf(paid.paymentRequestId);
+    expect(payments).toEqual([expect.objectContaining({ id: paid.paymentId, method: 'upi', status: 'succeeded' })]);
+    await page.close();
+  }, 90_000);
+
   it('has no serious accessibility violation (axe-core) on the UPI form, its errors and the QR wait', async () => {
     const axeContext = await browser.newContext({
       viewport: { width: 360, height: 800 },

@@ -14,6 +14,8 @@ const GONE = new Set(['canceled', 'expired']);
 /** Payment states after which the bank's answer is known. */
 const APPROVED = new Set(['succeeded', 'authorized']);
 const SETTLED = new Set([...APPROVED, 'failed', 'canceled']);
+/** Payment states in which the payer (a UPI app) or the bank has still to answer. */
+const AWAITING = new Set(['pending', 'requires_action']);
 
 const root = document.getElementById('checkout')!;
 const live = document.getElementById('announcer')!;
@@ -129,6 +131,8 @@ async function load(
       return fail(context, returning, 'Your bank did not confirm this payment. Try again or use another card.');
     return showProblem('Your bank has not confirmed the payment yet. Reload this page in a moment.');
   }
+  if (request.status === 'processing' && request.lastPayment && AWAITING.has(request.lastPayment.status))
+    return awaitOutcome(context, request.lastPayment.paymentId);
   if (ALREADY_PAID.has(request.status)) {
     replaceContent(
       root,
@@ -143,6 +147,33 @@ async function load(
   if (GONE.has(request.status)) return showExpired(post, requestId);
   showForm(context);
   post('ready', { paymentRequestId: requestId, status: request.status });
+}
+
+/**
+ * Reloaded while an attempt waits for the payer or the bank (a UPI approval most often): the page waits
+ * for its outcome, polling as the UPI panel does, rather than call it paid or offer to pay a second time.
+ * The attempt's own expiry (UPI, 3-D Secure) reopens the request, which ends the wait.
+ */
+async function awaitOutcome(context: PageContext, paymentId: number): Promise<void> {
+  const { requestId, post } = context;
+  replaceContent(
+    root,
+    context.header,
+    h('h1', {}, 'Waiting for your approval'),
+    h('p', {}, 'If your UPI app or your bank asks you to approve this payment, approve it there.'),
+    h('p', { class: 'status', role: 'status', 'aria-busy': 'true' }, 'This page updates by itself.'),
+  );
+  announce('Waiting for your approval in your UPI app or with your bank. This page updates by itself.');
+  post('ready', { paymentRequestId: requestId, status: 'processing' });
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const request = await context.client.paymentRequest(requestId).catch(() => null);
+    if (!request || request.status === 'processing') continue;
+    if (request.status === 'open')
+      return fail(context, paymentId, 'The payment was declined or not completed. Nothing was charged. Try again.');
+    if (GONE.has(request.status)) return showExpired(post, requestId);
+    return succeed(context, paymentId, request.lastPayment?.status ?? 'succeeded');
+  }
 }
 
 interface PageContext {
