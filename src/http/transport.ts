@@ -1,5 +1,4 @@
-import fastifyHelmet, { type FastifyHelmetOptions } from '@fastify/helmet';
-import helmet, { type HelmetOptions } from 'helmet';
+import helmet from 'helmet';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../context.js';
 import type { Config } from '../config.js';
@@ -23,25 +22,26 @@ export function requireHttps(config: Config) {
 const API_CSP = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
 
 /**
- * Security headers with @fastify/helmet on every answer (errors, 404s and 503s too: it runs in
+ * Security headers with helmet on every answer (errors, 404s and 503s too: it runs in
  * onRequest): nosniff, no-referrer, X-Frame-Options DENY, the API's CSP, the cross-origin policies.
  * A page with its own needs (the checkout page, /docs) replaces the CSP on its own routes.
  * HSTS and the per-request headers stay ours (requestHeaders below): helmet cannot send HSTS only
  * over TLS, and the request id and no-store are not security headers in its sense.
  */
 export async function securityHeaders(app: App): Promise<void> {
-  await app.register(fastifyHelmet, HELMET_OPTIONS);
+  // helmet's middleware, built once (@fastify/helmet builds a new one, parsing the CSP, per request).
+  app.addHook('onRequest', (request, reply, done) =>
+    applyHelmet(request.raw, reply.raw, (error) => done(error as Error | undefined)),
+  );
   app.addHook('onRequest', requestHeaders);
 }
 
-const HELMET_OPTIONS: FastifyHelmetOptions = {
+const applyHelmet = helmet({
   contentSecurityPolicy: { useDefaults: false, directives: API_CSP },
   frameguard: { action: 'deny' },
   referrerPolicy: { policy: 'no-referrer' },
   strictTransportSecurity: false,
-};
-// The same options (helmet's CommonJS and ESM typings differ only in name).
-const applyHelmet = helmet(HELMET_OPTIONS as HelmetOptions);
+});
 
 /** For answers Fastify gives without running hooks (a URL it cannot decode): the same headers. */
 export function headersWithoutHooks(request: FastifyRequest, reply: FastifyReply): void {

@@ -2,14 +2,27 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/**
+ * Random bytes are drawn from a pool filled 4 KB at a time: one call into the CSPRNG per ~100 request ids
+ * instead of one per id (it showed at 3 % of an authenticated ping's CPU). Each byte is used once.
+ */
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let used = 0;
+function randomByte(): number {
+  if (used === pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    used = 0;
+  }
+  return pool[used++];
+}
+
 /** Uniformly random base62 string (rejection sampling, so no modulo bias). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }
