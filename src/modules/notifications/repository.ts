@@ -96,9 +96,12 @@ export async function disableEndpoint(db: Db, scope: MerchantScope, url: string,
 
 // ---- outbox → deliveries
 
-/** Claims outbox events not yet handed to delivery; the caller's transaction writes their deliveries. */
-export function claimUnqueuedEvents(db: Db, now: Date, limit: number) {
-  return db
+/**
+ * Claims outbox events not yet handed to delivery, oldest first; the caller's transaction writes their
+ * deliveries, whose ids then keep the events' order (one payment's events are sent in delivery-id order).
+ */
+export async function claimUnqueuedEvents(db: Db, now: Date, limit: number) {
+  const claimed = await db
     .updateTable('outbox_events')
     .set({ queued_at: now })
     .where('id', 'in', (qb) =>
@@ -113,6 +116,8 @@ export function claimUnqueuedEvents(db: Db, now: Date, limit: number) {
     )
     .returning(['id', 'merchant_id', 'livemode', 'type', 'payload'])
     .execute();
+  // UPDATE … RETURNING answers in whatever order PostgreSQL visited the rows, not the subquery's.
+  return claimed.sort((a, b) => a.id - b.id);
 }
 
 /** notifyUrl given with each payment (payments.options), by payment id. */
