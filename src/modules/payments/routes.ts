@@ -31,7 +31,6 @@ import {
   WalletBody,
   type H2hCard,
   type H2hToken,
-  type H2hUpi,
 } from './schemas.js';
 import { submitCardPayment } from './submit-card-payment.js';
 import { submitUpiPayment } from './submit-upi-payment.js';
@@ -63,13 +62,12 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       const body = request.body;
       if ('upiId' in body || 'upiFlow' in body) {
         // The validator chose the UPI variant: a collect (upiId given) or an intent (upiId optional).
-        const upi = body as H2hUpi;
         const payment = await submitUpiPayment(ctx, {
-          ...submissionInput(request, upi),
-          ...(upi.upiFlow === 'intent'
-            ? { upiFlow: 'intent', upiId: upi.upiId }
-            : { upiFlow: 'collect', upiId: upi.upiId }),
-          expected: { amount: upi.amount, unit: upi.unit },
+          ...submissionInput(request, body),
+          ...(body.upiFlow === 'intent'
+            ? { upiFlow: 'intent', upiId: body.upiId }
+            : { upiFlow: 'collect', upiId: body.upiId }),
+          expected: { amount: body.amount, unit: body.unit },
         });
         return respond({ payment, card: undefined, cardToken: null });
       }

@@ -197,7 +197,6 @@ export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody, H2hUpi
 
 export type H2hCard = Static<typeof H2hCardBody>;
 export type H2hToken = Static<typeof H2hTokenBody>;
-export type H2hUpi = Static<typeof H2hUpiBody> | Static<typeof H2hUpiIntentBody>;
 export type ProcessorCard = Static<typeof ProcessorCardBody>;
 
 export const PaymentIdParams = Type.Object({ paymentId: Id('Payment id') });
