@@ -141,6 +141,27 @@ describe('customers', () => {
   );
 
   it(
+    'pages through the customers, newest first, from the keyboard',
+    async () => {
+      const m = await env.gw.merchant();
+      for (let i = 1; i <= 21; i++) await createCustomer(m, { name: `Customer ${i}`, email: `c${i}@example.com` });
+      const page = await signedIn(m);
+      await goTo(page, '#/customers');
+      const names = () => page.locator('tbody tr td:first-child').allTextContents();
+      await page.getByRole('link', { name: 'Customer 21' }).waitFor();
+      const first = await names();
+      expect(first).toHaveLength(20);
+      expect([first[0], first[19]]).toEqual(['Customer 21', 'Customer 2']);
+      await page.getByRole('button', { name: 'Next page' }).press('Enter');
+      await page.getByRole('link', { name: 'Customer 1', exact: true }).waitFor();
+      expect(await names()).toEqual(['Customer 1']);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('customers-title');
+      await page.context().close();
+    },
+    SLOW,
+  );
+
+  it(
     'offers a viewer no create or edit, and the API answers 403 to the viewer’s session',
     async () => {
       const m = await env.gw.merchant();
@@ -190,7 +211,7 @@ describe('customers', () => {
 
 describe('developers area', () => {
   it(
-    'lists received callbacks, newest first, with their signature result',
+    'lists received callbacks, newest first and a page at a time, with their signature result',
     async () => {
       const m = await env.gw.merchant();
       const signed = await postSigned(
@@ -208,17 +229,35 @@ describe('developers area', () => {
       );
       expect(forged.body).toMatchObject({ signatureValid: false });
 
+      // 19 unsigned test calls after them: a page holds 20, so the signed one is on the second page.
+      for (let i = 1; i <= 19; i++) {
+        const res = await env.gw.call('POST', '/callbacks/test/json', {
+          body: { eventId: `filler-${i}` },
+          apiKey: m.apiKey,
+        });
+        expect(res.status, res.text).toBe(200);
+      }
+
       const page = await signedIn(m);
       await page.getByRole('link', { name: 'Developers' }).click();
       const table = page.getByRole('table', { name: 'Provider callbacks and test callbacks, newest first' });
-      await table.waitFor();
-      const rows = await table
-        .locator('tbody tr')
-        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 5).map((td) => td.textContent)));
-      expect(rows).toEqual([
-        ['test/json', 'panel-forged', '—', 'Invalid'],
-        ['test/json', 'panel-signed', '—', 'Valid'],
-      ]);
+      const rows = async () => {
+        await table.waitFor();
+        return table
+          .locator('tbody tr')
+          .evaluateAll((trs) =>
+            trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 5).map((td) => td.textContent)),
+          );
+      };
+      const first = await rows();
+      expect(first).toHaveLength(20);
+      expect(first[0]).toEqual(['test/json', 'filler-19', '—', 'Not signed']);
+      expect(first[19]).toEqual(['test/json', 'panel-forged', '—', 'Invalid']);
+      await page.getByRole('button', { name: 'Next page of callbacks' }).press('Enter');
+      await page.getByRole('cell', { name: 'panel-signed' }).waitFor();
+      expect(await rows()).toEqual([['test/json', 'panel-signed', '—', 'Valid']]);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('callbacks-title');
+      expect(await page.getByRole('button', { name: 'Next page of callbacks' }).count()).toBe(0);
       await page.screenshot({ path: `${SCREENSHOTS}/panel-customers-5-callbacks.png`, fullPage: true });
       await page.context().close();
     },
