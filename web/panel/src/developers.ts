@@ -1,5 +1,5 @@
 import { call, when, type Session } from './api.js';
-import { button, field, h, message, replaceContent, table } from './ui.js';
+import { button, field, h, message, nextPageButton, replaceContent, table } from './ui.js';
 
 interface Page<T> {
   data: T[];
@@ -18,6 +18,17 @@ interface Attempt {
   durationMs: number;
   error: { message: string } | null;
 }
+interface ReceivedCallback {
+  callbackId: number;
+  source: string;
+  eventId: string | null;
+  transactionId: string | null;
+  status: string | null;
+  signatureValid: boolean | null;
+  receivedAt: string;
+  processedAt: string | null;
+  processingError: string | null;
+}
 interface Notice {
   at: string;
   to: string;
@@ -25,13 +36,17 @@ interface Notice {
   kind: string;
 }
 
-/** Developers: events and their deliveries (re-send), e-mail notices, and a test payment on the hosted checkout. */
+/**
+ * Developers: events and their deliveries (re-send), received provider and test callbacks with their
+ * signature result, e-mail notices, and a test payment on the hosted checkout.
+ */
 export async function renderDevelopers(root: HTMLElement, session: Session): Promise<void> {
   const [events, notices] = await Promise.all([
     call<Page<EventSummary>>('GET', '/events?limit=20'),
     call<Page<Notice>>('GET', '/notices?limit=20'),
   ]);
   const detail = h('div', { class: 'detail' });
+  const callbacks = h('section', { 'aria-labelledby': 'callbacks-title' });
   const eventRows = events.data.map((event) => [
     h('code', {}, event.id),
     event.type,
@@ -47,6 +62,7 @@ export async function renderDevelopers(root: HTMLElement, session: Session): Pro
       ? table('Events, newest first', ['Event', 'Type', 'Created', ''], eventRows)
       : h('p', {}, 'No events yet.'),
     detail,
+    callbacks,
     h('h2', {}, 'E-mail notices'),
     notices.data.length
       ? table(
@@ -55,6 +71,37 @@ export async function renderDevelopers(root: HTMLElement, session: Session): Pro
           notices.data.map((n) => [when(n.at), n.to, n.subject, n.kind]),
         )
       : h('p', {}, 'No notices yet.'),
+  );
+  await renderCallbacks(callbacks);
+}
+
+const SIGNATURE: Record<string, string> = { true: 'Valid', false: 'Invalid', null: 'Not signed' };
+
+/** GET /callback-events: provider callbacks about this mode's payments and test calls sent with its key. */
+async function renderCallbacks(section: HTMLElement, cursor?: string): Promise<void> {
+  const page = await call<Page<ReceivedCallback>>(
+    'GET',
+    `/callback-events?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+  );
+  const rows = page.data.map((c) => [
+    when(c.receivedAt),
+    c.source,
+    h('code', {}, c.eventId ?? c.transactionId ?? '—'),
+    c.status ?? '—',
+    h('span', { class: `signature signature-${c.signatureValid}` }, SIGNATURE[String(c.signatureValid)]),
+    c.processingError ?? (c.processedAt ? `Processed ${when(c.processedAt)}` : '—'),
+  ]);
+  replaceContent(
+    section,
+    h('h2', { id: 'callbacks-title', tabindex: '-1' }, 'Received callbacks'),
+    rows.length
+      ? table(
+          'Provider callbacks and test callbacks, newest first',
+          ['Received', 'Source', 'Event', 'Status', 'Signature', 'Processing'],
+          rows,
+        )
+      : h('p', {}, cursor ? 'No more callbacks.' : 'No callbacks received yet.'),
+    nextPageButton('Next page of callbacks', page, (next) => renderCallbacks(section, next), 'callbacks-title'),
   );
 }
 

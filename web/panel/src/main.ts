@@ -1,6 +1,7 @@
 import './style.css';
 import { ApiError, call, canChange, panel, setMode, type Mode, type Session } from './api.js';
 import { renderAudit } from './audit.js';
+import { renderCustomers } from './customers.js';
 import { renderDevelopers } from './developers.js';
 import { listKeys, renderKeys, rotateKey } from './keys.js';
 import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
@@ -19,6 +20,7 @@ let justCreated: { mode: Mode; key: string } | undefined;
 
 const PAGES: Array<{ hash: string; title: string }> = [
   { hash: '#/payments', title: 'Payments' },
+  { hash: '#/customers', title: 'Customers' },
   { hash: '#/keys', title: 'API keys' },
   { hash: '#/settings', title: 'Settings' },
   { hash: '#/developers', title: 'Developers' },
@@ -66,6 +68,7 @@ async function render(): Promise<void> {
       justCreated = undefined;
       await renderKeys(content, current, created);
     } else if (page.hash === '#/settings') await renderSettings(content, current);
+    else if (page.hash === '#/customers') await renderCustomers(content, current, hash);
     else if (page.hash === '#/developers') await renderDevelopers(content, current);
     else if (page.hash === '#/audit') await renderAudit(content);
     else await renderPaymentRequests(content);

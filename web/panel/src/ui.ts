@@ -73,3 +73,18 @@ export function shownOnce(title: string, secret: string, warning: string): HTMLE
     h('div', { class: 'secret-row' }, code, copy, copied),
   );
 }
+
+/** "Next page" when there is one. The button goes with its page, so the focus moves to `focusId` (a heading). */
+export function nextPageButton(
+  label: string,
+  page: { hasMore: boolean; nextCursor: string | null },
+  show: (cursor: string) => Promise<void>,
+  focusId: string,
+): HTMLElement | null {
+  const cursor = page.hasMore ? page.nextCursor : null;
+  if (!cursor) return null;
+  return button(label, async () => {
+    await show(cursor);
+    document.getElementById(focusId)?.focus();
+  });
+}
