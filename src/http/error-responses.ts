@@ -62,7 +62,7 @@ const WHY: Record<number, string> = {
 /**
  * Answers that come from what a route does rather than from its shape: the sign-in refuses
  * credentials; the signed provider callbacks refuse signatures (the form test callback takes a
- * form body, so it can be 415 too); an invitation's link can be gone or its e-mail taken meanwhile.
+ * form body, so it can be 415 too); an invitation's link can be gone or its e-mail taken meanwhile; the last owner is never removed.
  */
 const ROUTE_SPECIFIC: Record<string, number[]> = {
   'POST /auth/login': [401],
@@ -72,6 +72,7 @@ const ROUTE_SPECIFIC: Record<string, number[]> = {
   'POST /callbacks/svcwh': [401],
   'POST /callbacks/3ds': [401],
   'POST /team/invitations/accept': [409, 410],
+  'DELETE /team/members/:userId': [409],
 };
 
 export interface RouteSchema {
