@@ -3,7 +3,7 @@ import type { UserRole } from '../../src/storage/schema.js';
 import { PASSWORD, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 
 /** Another user of the merchant, with a role (no invitation flow yet: written directly), password PASSWORD. */
-export async function teammate(gw: TestGateway, m: TestMerchant, role: UserRole) {
+export async function teammate(gw: TestGateway, m: Pick<TestMerchant, 'merchantId'>, role: UserRole) {
   const email = `${role}-${m.merchantId}-${Date.now()}@example.com`;
   const user = await gw.db
     .insertInto('users')
