@@ -34,16 +34,19 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
   const team = await call<{ members: Member[]; invitations: Invitation[] }>('GET', '/team');
   const owner = session.user.role === 'owner';
   const feedback = h('div', { class: 'feedback' });
-  const act = async (work: () => Promise<unknown>, done: string) => {
+  /** Does one change and says how it went; true when it was done. */
+  const act = async (work: () => Promise<unknown>, done: string): Promise<boolean> => {
     try {
       await work();
-      await renderTeam(root, session);
-      const after = root.querySelector<HTMLElement>('.feedback');
-      if (after) replaceContent(after, message('success', done));
-      announce(done);
     } catch (error) {
       replaceContent(feedback, message('error', (error as Error).message));
+      return false;
     }
+    await renderTeam(root, session);
+    const after = root.querySelector<HTMLElement>('.feedback');
+    if (after) replaceContent(after, message('success', done));
+    announce(done);
+    return true;
   };
 
   const memberRows = team.members.map((m) => {
@@ -52,19 +55,23 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
     const picker = rolePicker(`role-${m.userId}`, m.role, `Role of ${m.email}`);
     const change = button(
       'Change role',
-      () =>
-        act(
-          () => call('PATCH', `/team/members/${m.userId}`, { role: picker.value }),
-          `${m.email} is now ${picker.value}.`,
-        ),
+      async () => {
+        const role = picker.value;
+        const changed = await act(
+          () => call('PATCH', `/team/members/${m.userId}`, { role }),
+          `${m.email} is now ${role}.`,
+        );
+        // Your own new role: the panel starts again with it (what it offers depends on the role).
+        if (changed && you && role !== m.role) location.reload();
+      },
       { 'aria-label': `Change the role of ${m.email}` },
     );
     const remove = button(
       'Remove',
-      () => {
+      async () => {
         if (!confirm(`Remove ${m.email} from the team? Their sessions end and their API keys stop working at once.`))
           return;
-        return act(() => call('DELETE', `/team/members/${m.userId}`), `${m.email} was removed.`);
+        await act(() => call('DELETE', `/team/members/${m.userId}`), `${m.email} was removed.`);
       },
       { 'aria-label': `Remove ${m.email}` },
     );
@@ -80,11 +87,12 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
       ? [
           button(
             'Revoke',
-            () =>
-              act(
+            async () => {
+              await act(
                 () => call('DELETE', `/team/invitations/${i.invitationId}`),
                 `The invitation to ${i.email} was revoked.`,
-              ),
+              );
+            },
             {
               'aria-label': `Revoke the invitation to ${i.email}`,
             },
@@ -113,7 +121,7 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
   );
 }
 
-function inviteForm(act: (work: () => Promise<unknown>, done: string) => Promise<void>): HTMLElement {
+function inviteForm(act: (work: () => Promise<unknown>, done: string) => Promise<boolean>): HTMLElement {
   const email = h('input', { type: 'email', name: 'invite-email', autocomplete: 'off', required: true });
   email.id = 'invite-email';
   const role = rolePicker('invite-role', 'viewer');
