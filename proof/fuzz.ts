@@ -1,4 +1,5 @@
 import { startTestGateway } from '../test/helpers/gateway.js';
+import { fuzzTarget } from '../test/proof/target.js';
 import { integerOptions } from './args.js';
 import { formatSummary, runFuzz } from './fuzz/run.js';
 
@@ -18,14 +19,11 @@ async function main(): Promise<void> {
     process.stderr.write(
       `fuzzing ${gw.url} (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}), seed ${options.seed}, ${options.count} probes\n`,
     );
-    const summary = await runFuzz(
-      { url: gw.url, callbackSecret: gw.gateway.app.ctx.secrets.callbackSigningSecret, merchant: () => gw.merchant() },
-      {
-        ...options,
-        sweep: true,
-        onProgress: (done) => done % 5000 === 0 && process.stderr.write(`  ${done} probes\n`),
-      },
-    );
+    const summary = await runFuzz(fuzzTarget(gw), {
+      ...options,
+      sweep: true,
+      onProgress: (done) => done % 5000 === 0 && process.stderr.write(`  ${done} probes\n`),
+    });
     process.stdout.write(`${formatSummary(summary)}\n`);
     process.exitCode = summary.failureCount === 0 ? 0 : 1;
   } finally {

@@ -41,6 +41,7 @@ import * as paymentRequests from './modules/payment-requests/index.js';
 import * as payments from './modules/payments/index.js';
 import * as reports from './modules/reports/index.js';
 import * as system from './modules/system/index.js';
+import * as team from './modules/team/index.js';
 import { createProcessorRegistry } from './processors/registry.js';
 import type { Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
@@ -114,7 +115,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   for (const [source, handler] of Object.entries(payments.callbackHandlers(ctx))) {
     ctx.callbackHandlers.register(source as keyof ReturnType<typeof payments.callbackHandlers>, handler);
   }
-  const notificationWorker = notifications.worker(ctx);
+  const notificationWorker = notifications.worker(ctx, { invitation: team.invitationMail(ctx) });
   ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
   app.addHook('onClose', () => ctx.processors.close());
   app.addHook('onClose', async () => ctx.metrics.close());
@@ -185,6 +186,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   notifications.routes(app, ctx);
   metrics.routes(app, ctx);
   reports.routes(app, ctx);
+  team.routes(app, ctx);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,

@@ -1,13 +1,17 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Operation } from './contract.js';
-import { expectOk, json } from './http.js';
+import { expectOk, json, send } from './http.js';
 
 /** What the fuzzer needs of a running gateway: where it is, two fresh accounts, the callback secret. */
 export interface FuzzTarget {
   url: string;
   callbackSecret: string;
   /** A new merchant with a test API key (and its owner's credentials). */
-  merchant(): Promise<{ apiKey: string; email: string; password: string; userId: number }>;
+  merchant(): Promise<{ apiKey: string; email: string; password: string; userId: number; merchantId: number }>;
+  /** A new developer of the merchant (what an accepted invitation makes): their user id. */
+  teammate(merchant: { merchantId: number }): Promise<number>;
+  /** The token of an invitation's link, as its e-mail carries it. */
+  invitationToken(invitationId: number): Promise<string>;
 }
 
 /**
@@ -34,7 +38,7 @@ export class World {
   private jwt = '';
   /** The owner's control-panel session (cookie and CSRF token), for the panel's own routes. */
   private panel: Record<string, string> = {};
-  private user = { userId: 0, email: '', password: '' };
+  private user = { userId: 0, email: '', password: '', merchantId: 0 };
   private customerIds: number[] = [];
   private eventIds: string[] = [];
   private requestIds: number[] = [];
@@ -111,6 +115,19 @@ export class World {
     return { cookie, 'x-csrf-token': (res.body as { csrfToken: string }).csrfToken };
   }
 
+  /** A fresh invitation to the owner's team (changes are the owner's, through the panel session). */
+  private async invitation(): Promise<number> {
+    this.setupRequests++;
+    const res = await send(this.target.url, {
+      method: 'POST',
+      path: '/team/invitations',
+      headers: { ...this.panel, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `t${this.unique()}@example.com`, role: 'viewer' }),
+    });
+    if (res.status !== 201) throw new Error(`invitation: expected 201, got ${res.status} ${res.text.slice(0, 300)}`);
+    return (res.body as { invitationId: number }).invitationId;
+  }
+
   /** Signs a raw callback body as the processors do. */
   sign(raw: string | Uint8Array): string {
     return createHmac('sha512', this.target.callbackSecret).update(raw).digest('hex');
@@ -143,6 +160,19 @@ export class World {
         return { path: {}, credentials: this.panel };
       case 'GET /audit-log':
         return { path: {}, credentials: this.panel, query: { cursor: undefined } };
+      case 'GET /team':
+        return { path: {}, credentials: this.panel };
+      case 'POST /team/invitations':
+        return { path: {}, credentials: this.panel, body: (g) => ({ ...g, email: `t${this.unique()}@example.com` }) };
+      case 'DELETE /team/invitations/{invitationId}':
+        return { path: { invitationId: await this.invitation() }, credentials: this.panel };
+      case 'PATCH /team/members/{userId}':
+      case 'DELETE /team/members/{userId}':
+        return { path: { userId: await this.target.teammate(this.user) }, credentials: this.panel };
+      case 'POST /team/invitations/accept': {
+        const token = await this.target.invitationToken(await this.invitation());
+        return { path: {}, credentials: {}, body: (g) => ({ ...g, token, password: 'fuzz password, long enough' }) };
+      }
       case 'DELETE /auth/session':
         // Signing out ends the session: each probe signs out a session of its own.
         return { path: {}, credentials: await this.panelSession() };

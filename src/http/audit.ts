@@ -12,6 +12,10 @@ const AUDITED_ROUTES: Record<string, string> = {
   'POST /payments/:paymentId/refunds': 'payment.refunded',
   'PATCH /settings': 'settings.updated',
   'POST /settings/webhook-secret': 'webhook_secret.rotated',
+  'POST /team/invitations': 'team.invited',
+  'DELETE /team/invitations/:invitationId': 'team.invitation_revoked',
+  'PATCH /team/members/:userId': 'team.role_changed',
+  'DELETE /team/members/:userId': 'team.member_removed',
 };
 
 export function auditSensitiveActions(ctx: Pick<AppContext, 'db' | 'clock'>) {
@@ -28,7 +32,8 @@ export function auditSensitiveActions(ctx: Pick<AppContext, 'db' | 'clock'>) {
         userId: actor.userId,
         livemode: mode === 'live',
         action,
-        target: request.originalUrl.split('?')[0],
+        // A creation names what it made (Location: the new invitation), not the collection it posted to.
+        target: String(reply.getHeader('location') ?? request.originalUrl.split('?')[0]),
         requestId: request.id,
       });
     } catch (error) {

@@ -5,7 +5,7 @@ import type { AccessTokens } from '../modules/auth/jwt.js';
 import type { Db } from '../storage/db.js';
 import { safeEqual } from '../lib/crypto.js';
 import type { MerchantScope } from '../lib/scope.js';
-import { checkoutBoundParam, type RoutePolicy } from './route-policy.js';
+import { checkoutBoundParam, sessionRolesOf, type RoutePolicy } from './route-policy.js';
 import type { MerchantStatus } from '../storage/schema.js';
 import type { Config } from '../config.js';
 import type {
@@ -57,7 +57,12 @@ export function authenticate(deps: CredentialDeps) {
     } else if (config.auth === 'api_key') {
       request.actor = await merchantCaller(deps, request, config);
     } else if (config.auth === 'session') {
-      request.actor = panelCaller(request, await panelSession(deps, request));
+      const actor = panelCaller(request, await panelSession(deps, request));
+      const roles = sessionRolesOf(request.method, request.routeOptions.url);
+      if (roles && !roles.includes(actor.role)) {
+        throw new AppError('INSUFFICIENT_PERMISSIONS', `Only ${roles.join(' or ')}s of the merchant may do this`);
+      }
+      request.actor = actor;
     }
   };
 }

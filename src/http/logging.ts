@@ -27,6 +27,7 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, '[REDACTED_JWT]'],
   [/cst_[0-9A-Za-z_-]+/g, 'cst_[REDACTED]'],
   [/pst_[0-9A-Za-z]+/g, 'pst_[REDACTED]'],
+  [/inv_[0-9A-Za-z_-]+/g, 'inv_[REDACTED]'],
   [/(?<![\d.])\d{12,19}(?![\d.])/g, '[REDACTED_PAN]'],
   [/("cvv"\s*:\s*)"[^"]*"/gi, '$1"[REDACTED]"'],
   [/([?&](?:apiKey|token)=)[^&\s"]+/g, '$1[REDACTED]'],

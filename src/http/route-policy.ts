@@ -1,5 +1,6 @@
 import type { ErrorName } from '../errors.js';
 import { CARD_PROCESSORS } from '../processors/registry.js';
+import type { UserRole } from '../storage/schema.js';
 
 /**
  * The access and answer policy of every route, in one place.
@@ -8,8 +9,9 @@ import { CARD_PROCESSORS } from '../processors/registry.js';
  *   session only, or nothing.
  * - paymentSubmission: moves money; refused for restricted merchants.
  * - checkout token: only the routes of CHECKOUT_TOKEN_ROUTES, for their own payment request.
+ * - roles: the control-panel routes only some roles of the merchant's users may call, SESSION_ROLES.
  * - error shape: by resource, ERROR_SHAPES.
- * Routes declare auth and paymentSubmission in their `config`; the two lists below are the rest.
+ * Routes declare auth and paymentSubmission in their `config`; the lists below are the rest.
  */
 export interface RoutePolicy {
   auth?: 'none' | 'api_key' | 'user' | 'session';
@@ -41,6 +43,22 @@ export function checkoutBoundParam(method: string, url: string | undefined): str
   const asMethod = method === 'HEAD' ? 'GET' : method;
   return CHECKOUT_TOKEN_ROUTES.find((route) => route.method === asMethod && route.url === url)?.boundParam;
 }
+
+/**
+ * Session routes only some roles may call (docs/decisions.md "Team"); the others' sessions get 403
+ * INSUFFICIENT_PERMISSIONS. Session routes not listed are open to every role (a viewer's changes are
+ * refused by the credential check).
+ */
+const SESSION_ROLES: Partial<Record<string, readonly UserRole[]>> = {
+  'POST /team/invitations': ['owner'],
+  'DELETE /team/invitations/:invitationId': ['owner'],
+  'PATCH /team/members/:userId': ['owner'],
+  'DELETE /team/members/:userId': ['owner'],
+};
+
+/** The roles allowed on this session route, or undefined when every role is. */
+export const sessionRolesOf = (method: string, url: string | undefined): readonly UserRole[] | undefined =>
+  SESSION_ROLES[`${method} ${url}`];
 
 export type ErrorShape = 'problem' | 'error-guide';
 

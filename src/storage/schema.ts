@@ -25,6 +25,8 @@ export interface UsersTable {
   password_hash: string;
   role: ColumnType<UserRole, UserRole | undefined, UserRole>;
   created_at: CreatedAt;
+  /** Removed from the merchant's team: the row stays (keys, customers, audit entries name it), sign-in does not. */
+  removed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface ApiKeysTable {
@@ -49,6 +51,23 @@ export interface PanelSessionsTable {
   token_hash: string;
   created_at: Timestamp;
   expires_at: Timestamp;
+}
+
+/** An invitation to a merchant's team; the link's token only as a hash (modules/team). */
+export interface TeamInvitationsTable {
+  id: Generated<number>;
+  merchant_id: number;
+  email: string;
+  role: UserRole;
+  token_hash: string;
+  /** Random; with the gateway's secret it gives the token back when the e-mail is sent (not the token). */
+  token_nonce: string;
+  invited_by: number;
+  notice_id: number | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A sensitive action (key rotation, refund, settings change), who did it and when. */
@@ -374,5 +393,6 @@ export interface Database {
   login_failures: LoginFailuresTable;
   panel_sessions: PanelSessionsTable;
   audit_log: AuditLogTable;
+  team_invitations: TeamInvitationsTable;
   system_secrets: SystemSecretsTable;
 }

@@ -12,6 +12,8 @@ const manyMembers = (count: number) => `[${Array.from({ length: count }, () => '
 let gw: TestGateway;
 let apiKey: string;
 let accessToken: string;
+/** The owner's control-panel session: the cookie and CSRF token of the panel-only routes. */
+let panel: Record<string, string>;
 let operations: Array<{ method: string; path: string; security: string[] }>;
 
 beforeAll(async () => {
@@ -20,6 +22,13 @@ beforeAll(async () => {
   apiKey = merchant.apiKey;
   accessToken = (await gw.call('POST', '/auth/login', { body: { email: merchant.email, password: merchant.password } }))
     .body.accessToken;
+  const signedIn = await gw.call('POST', '/auth/session', {
+    body: { email: merchant.email, password: merchant.password },
+  });
+  panel = {
+    cookie: signedIn.headers.get('set-cookie')!.split(';')[0],
+    'x-csrf-token': signedIn.body.csrfToken as string,
+  };
   const spec = (await gw.call('GET', '/openapi.json')).body;
   operations = Object.entries<Record<string, any>>(spec.paths).flatMap(([path, ops]) =>
     Object.entries(ops)
@@ -38,6 +47,7 @@ function send(operation: { method: string; path: string; security: string[] }, r
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (operation.security.includes('ApiKey')) headers['x-api-key'] = apiKey;
   else if (operation.security.includes('AccessToken')) headers.authorization = `Bearer ${accessToken}`;
+  else if (operation.security.includes('PanelSession')) Object.assign(headers, panel);
   else headers['x-webhook-signature'] = sign(gw, raw);
   return gw.call(operation.method, operation.path, { body: raw, headers });
 }

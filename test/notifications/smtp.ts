@@ -32,3 +32,16 @@ export async function startSmtpServer() {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** The plain-text body of a received mail, its transfer encoding (quoted-printable, base64) undone. */
+export function textOf(mail: ReceivedMail): string {
+  const [head, ...rest] = mail.raw.split(/\r?\n\r?\n/);
+  const body = rest.join('\n\n');
+  const encoding = /^Content-Transfer-Encoding:\s*(\S+)/im.exec(head)?.[1].toLowerCase();
+  if (encoding === 'base64') return Buffer.from(body, 'base64').toString('utf8');
+  if (encoding !== 'quoted-printable') return body;
+  const bytes = body
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/gi, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}

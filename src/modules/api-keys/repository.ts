@@ -53,12 +53,13 @@ export async function liveKeyEverIssued(db: Db): Promise<boolean> {
   );
 }
 
-/** The key's owner, locked so concurrent rotations queue up. */
+/** The key's owner, locked so concurrent rotations queue up; a user removed from the team is none. */
 export async function lockUser(db: Db, userId: number) {
   return db
     .selectFrom('users')
     .select(['id', 'merchant_id', 'role'])
     .where('id', '=', userId)
+    .where('removed_at', 'is', null)
     .forUpdate()
     .executeTakeFirst();
 }

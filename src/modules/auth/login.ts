@@ -33,7 +33,9 @@ export async function checkCredentials(
   const lock = await findLock(db, email);
   if (lock?.locked_until && lock.locked_until > now) throw locked(lock.locked_until, now);
 
-  const user = await findUserByEmail(db, email);
+  const found = await findUserByEmail(db, email);
+  // A user removed from their merchant's team (modules/team) is as unknown as an e-mail with no account.
+  const user = found?.removed_at ? undefined : found;
   const ok = await verifyPassword(user?.password_hash, input.password);
   if (!ok || !user) {
     const lockedNow = await recordFailure(db, email, now, {

@@ -1,6 +1,6 @@
-import { AppError, conflict, invalidFormat } from '../../errors.js';
+import { conflict, invalidFormat } from '../../errors.js';
 import type { Db } from '../../storage/db.js';
-import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
+import { assertPasswordRules, hashPassword } from './passwords.js';
 import { findUserByEmail, insertMerchant, insertUser } from './repository.js';
 
 export interface CreateMerchantInput {
@@ -15,17 +15,19 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** The e-mail address a user signs in with, normalized; INVALID_FORMAT when it is not one. */
+export function checkedEmail(input: string): string {
+  const email = normalizeEmail(input);
+  if (!EMAIL.test(email) || email.length > 100)
+    throw invalidFormat('email', input, 'email must be a valid e-mail address of at most 100 characters');
+  return email;
+}
+
 /** Checks the input without touching storage (the CLI refuses bad input before opening the store). */
 export function validateMerchantInput(input: CreateMerchantInput): { email: string; name: string } {
-  const email = normalizeEmail(input.email);
+  const email = checkedEmail(input.email);
   const name = input.name.trim();
-  if (!EMAIL.test(email) || email.length > 100)
-    throw invalidFormat('email', input.email, 'email must be a valid e-mail address of at most 100 characters');
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError('INVALID_FORMAT', `password must be at least ${MIN_PASSWORD_LENGTH} characters`, {
-      details: { field: 'password', value: '[redacted]' },
-    });
-  }
+  assertPasswordRules(input.password);
   if (name.length < 1 || name.length > 100) throw invalidFormat('name', input.name, 'name must be 1-100 characters');
   return { email, name };
 }

@@ -1,6 +1,6 @@
 /** The merchants module: merchant accounts and their users. */
-export { createMerchant, normalizeEmail, validateMerchantInput } from './create-merchant.js';
-export { verifyPassword } from './passwords.js';
+export { checkedEmail, createMerchant, normalizeEmail, validateMerchantInput } from './create-merchant.js';
+export { assertPasswordRules, hashPassword, verifyPassword } from './passwords.js';
 export { setMerchantStatus, MERCHANT_STATUSES } from './set-merchant-status.js';
 export { findUserByEmail } from './repository.js';
 export { seedDemoMerchant, type DemoCredentials } from './demo.js';

@@ -1,4 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
+import { AppError } from '../../errors.js';
 
 // argon2id with the library's defaults (m=19 MiB, t=2, p=1: OWASP's minimum recommendation).
 export const hashPassword = (password: string) => hash(password);
@@ -15,4 +16,13 @@ export async function verifyPassword(storedHash: string | undefined, password: s
   }
 }
 
-export const MIN_PASSWORD_LENGTH = 12;
+const MIN_PASSWORD_LENGTH = 12;
+
+/** The rules a new password must meet (a merchant's first user, an invited teammate). */
+export function assertPasswordRules(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new AppError('INVALID_FORMAT', `password must be at least ${MIN_PASSWORD_LENGTH} characters`, {
+      details: { field: 'password', value: '[redacted]' },
+    });
+  }
+}

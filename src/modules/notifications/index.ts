@@ -10,28 +10,33 @@ import { createMailer } from './mailer.js';
 import { purgeOldEvents } from './purge-events.js';
 import { queueEvents } from './queue-events.js';
 import { createSender } from './sender.js';
-import { sendNotice } from './send-notice.js';
+import { sendNotice, type NoticeComposers } from './send-notice.js';
 
 export { notificationRoutes as routes } from './routes.js';
 export { getSettings } from './get-settings.js';
 export { checkoutSettingsOf, type CheckoutSettings } from './checkout-settings.js';
 export { deprecationHeaders, reportDeprecatedUse, reportExposedKey, type DeprecatedFeature } from './deprecations.js';
 export { queueNotice } from './queue-notice.js';
+export type { NoticeComposer, NoticeComposers } from './send-notice.js';
 export { eventHistory } from './event-history.js';
 export { checkNotifyUrl } from './check-notify-url.js';
 
 /**
  * The background side: sweeps (outbox → deliveries → receivers, and the retention), the notice job,
- * and the clients they hold (HTTP for deliveries, SMTP or the file outbox for notices).
+ * and the clients they hold (HTTP for deliveries, SMTP or the file outbox for notices). `composers`: the
+ * notice kinds whose mail is composed at send time, from other modules (app.ts wires them).
  */
-export function worker(ctx: AppContext): { jobs: JobHandlers; sweeps: Sweep[]; close: () => Promise<void> } {
+export function worker(
+  ctx: AppContext,
+  composers: NoticeComposers = {},
+): { jobs: JobHandlers; sweeps: Sweep[]; close: () => Promise<void> } {
   const sender = createSender({
     allowPrivateTargets: ctx.config.webhookAllowPrivateTargets,
     timeoutMs: ctx.config.webhookTimeoutMs,
   });
   const mailer = createMailer(ctx.config);
   return {
-    jobs: { 'notice.send': (payload) => sendNotice({ ...ctx, mailer }, payload) },
+    jobs: { 'notice.send': (payload) => sendNotice({ ...ctx, mailer, composers }, payload) },
     sweeps: [() => queueEvents(ctx), () => deliverDue({ ...ctx, sender }), () => purgeOldEvents(ctx)],
     close: async () => {
       mailer.close();

@@ -345,6 +345,7 @@ export async function merchantEmails(db: Db, merchantId: number): Promise<string
     .selectFrom('users')
     .select('email')
     .where('merchant_id', '=', merchantId)
+    .where('removed_at', 'is', null)
     .orderBy('id')
     .execute();
   return rows.map((r) => r.email);

@@ -109,7 +109,9 @@ export const Notice = Type.Object({
   at: Type.String({ format: 'date-time' }),
   to: Type.String({ description: "The merchant's users it went to" }),
   subject: Type.String(),
-  kind: Type.String({ description: 'deprecation, api_key_exposed, account_locked or endpoint_disabled' }),
+  kind: Type.String({
+    description: 'deprecation, api_key_exposed, account_locked, endpoint_disabled or invitation (to the invitee only)',
+  }),
   sentAt: nullable(Type.String({ format: 'date-time', description: 'null while queued (or with no mail server)' })),
 });
 export const NoticeList = Page(Notice);

@@ -37,6 +37,7 @@ export async function findLiveSession(db: Db, tokenHash: string, now: Date) {
     ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.expires_at', '>', now)
+    .where('u.removed_at', 'is', null)
     .executeTakeFirst();
 }
 

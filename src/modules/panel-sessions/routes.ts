@@ -1,10 +1,10 @@
 import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { assertSameOrigin, clearedPanelCookie, panelCookie } from '../../http/panel-cookie.js';
+import { assertSameOrigin, clearedPanelCookie } from '../../http/panel-cookie.js';
 import { endPanelSession } from './end-session.js';
 import { PanelSessionView, SignedOut, SignInBody } from './schemas.js';
+import { sessionAnswer } from './session-answer.js';
 import { startPanelSession } from './start-session.js';
-import { PANEL_SESSION_MAX_SECONDS } from './tokens.js';
 
 const tags = ['Control panel'];
 
@@ -28,11 +28,7 @@ export function panelSessionRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       // No sign-in from another site's page (login CSRF would sign the victim into the attacker's account).
       assertSameOrigin(request, ctx.config);
-      const { token, expiresAt, ...session } = await startPanelSession(ctx, request.body);
-      reply
-        .header('Set-Cookie', panelCookie(ctx.config, token, PANEL_SESSION_MAX_SECONDS))
-        .header('Cache-Control', 'no-store');
-      return { ...session, checkoutUrl: ctx.config.checkoutUrl, expiresAt: expiresAt.toISOString() };
+      return sessionAnswer(ctx, reply, await startPanelSession(ctx, request.body));
     },
   );
 

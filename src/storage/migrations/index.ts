@@ -15,6 +15,7 @@ import * as m0013 from './0013_api_key_cache.js';
 import * as m0014 from './0014_upi_intent.js';
 import * as m0015 from './0015_control_panel.js';
 import * as m0016 from './0016_wallet_in_checkout.js';
+import * as m0017 from './0017_team_invitations.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0014_upi_intent': m0014,
   '0015_control_panel': m0015,
   '0016_wallet_in_checkout': m0016,
+  '0017_team_invitations': m0017,
 };
 
 export const migrationProvider: MigrationProvider = {

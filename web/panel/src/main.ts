@@ -1,5 +1,6 @@
 import './style.css';
 import { ApiError, call, canChange, panel, setMode, type Mode, type Session } from './api.js';
+import { renderAccept } from './accept.js';
 import { renderAudit } from './audit.js';
 import { renderCustomers } from './customers.js';
 import { renderDevelopers } from './developers.js';
@@ -7,6 +8,7 @@ import { listKeys, renderKeys, rotateKey } from './keys.js';
 import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
 import { renderSettings } from './settings.js';
 import { renderSignIn } from './sign-in.js';
+import { renderTeam } from './team.js';
 import { button, h, message, replaceContent } from './ui.js';
 
 /**
@@ -25,6 +27,7 @@ const PAGES: Array<{ hash: string; title: string }> = [
   { hash: '#/settings', title: 'Settings' },
   { hash: '#/developers', title: 'Developers' },
   { hash: '#/audit', title: 'Audit log' },
+  { hash: '#/team', title: 'Team' },
 ];
 
 /** The pages this user's role may open: the audit log is the owners'. */
@@ -71,6 +74,7 @@ async function render(): Promise<void> {
     else if (page.hash === '#/customers') await renderCustomers(content, current, hash);
     else if (page.hash === '#/developers') await renderDevelopers(content, current);
     else if (page.hash === '#/audit') await renderAudit(content);
+    else if (page.hash === '#/team') await renderTeam(content, current);
     else await renderPaymentRequests(content);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return;
@@ -159,7 +163,21 @@ window.addEventListener('hashchange', () => {
   void render().then(() => document.getElementById('content')?.focus());
 });
 
-call<Session>('GET', '/auth/session', undefined, { signedIn: false }).then(
+/** The invitation e-mail's link (#/accept?token=…): the invitee joins and is signed in (accept.ts), then the panel opens. */
+function accept(): Promise<Session> {
+  document.title = 'Join your team · Control panel';
+  return new Promise((resolve) =>
+    renderAccept(root, (started) => {
+      history.replaceState(null, '', '#/payments');
+      resolve(started);
+    }),
+  );
+}
+
+(location.hash.startsWith('#/accept')
+  ? accept()
+  : call<Session>('GET', '/auth/session', undefined, { signedIn: false })
+).then(
   (current) => {
     session = current;
     panel.csrf = current.csrfToken;

@@ -1,0 +1,147 @@
+import type { FastifyRequest } from 'fastify';
+import { inTransaction, type App, type AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import type { PanelSession } from '../../http/actors.js';
+import { assertSameOrigin } from '../../http/panel-cookie.js';
+import { PanelSessionView, sessionAnswer, startPanelSession } from '../panel-sessions/index.js';
+import { acceptInvitation } from './accept-invitation.js';
+import { changeRole } from './change-role.js';
+import { inviteTeammate } from './invite-teammate.js';
+import { listTeam } from './list-team.js';
+import { removeMember } from './remove-member.js';
+import { revokeInvitation } from './revoke-invitation.js';
+import {
+  AcceptBody,
+  Invitation,
+  InvitationParams,
+  InvitationRevoked,
+  InviteBody,
+  MemberParams,
+  MemberRemoved,
+  RoleBody,
+  Team,
+  TeamMember,
+} from './schemas.js';
+
+const tags = ['Control panel'];
+
+/** The signed-in panel session (these routes take no other credential; which roles: route-policy.ts). */
+function sessionOf(request: FastifyRequest): PanelSession {
+  const session = request.panelSession;
+  if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to the control panel first');
+  return session;
+}
+
+/**
+ * The merchant's team (docs/decisions.md "Team"): every role reads it; owners invite, revoke, change
+ * roles and remove (route-policy.ts SESSION_ROLES; audited by http/audit.ts). Accepting an invitation is
+ * public: its link's token is the credential.
+ */
+export function teamRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/team',
+    {
+      schema: { summary: "The merchant's users and open invitations", tags, response: { 200: Team } },
+      config: { auth: 'session' },
+    },
+    async (request) => listTeam(ctx, { merchantId: sessionOf(request).merchantId }),
+  );
+
+  app.post(
+    '/team/invitations',
+    {
+      schema: {
+        summary: 'Invite someone by e-mail with a role (owners only); the link is sent to them alone',
+        tags,
+        body: InviteBody,
+        response: { 201: Invitation },
+      },
+      config: { auth: 'session' },
+    },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const invitation = await inTransaction(ctx, (trx) =>
+        inviteTeammate(trx, {
+          merchantId: session.merchantId,
+          merchantName: session.merchantName,
+          invitedBy: { userId: session.userId, email: session.email },
+          ...request.body,
+        }),
+      );
+      reply.code(201).header('Location', `/team/invitations/${invitation.invitationId}`);
+      return invitation;
+    },
+  );
+
+  app.delete(
+    '/team/invitations/:invitationId',
+    {
+      schema: {
+        summary: 'Revoke an open invitation (owners only)',
+        tags,
+        params: InvitationParams,
+        response: { 200: InvitationRevoked },
+      },
+      config: { auth: 'session' },
+    },
+    async (request) =>
+      revokeInvitation(ctx, { merchantId: sessionOf(request).merchantId, invitationId: request.params.invitationId }),
+  );
+
+  app.patch(
+    '/team/members/:userId',
+    {
+      schema: {
+        summary: "Change a user's role (owners only; never the last owner's)",
+        tags,
+        params: MemberParams,
+        body: RoleBody,
+        response: { 200: TeamMember },
+      },
+      config: { auth: 'session' },
+    },
+    async (request) => {
+      const { merchantId } = sessionOf(request);
+      return inTransaction(ctx, (trx) =>
+        changeRole(trx, { merchantId, userId: request.params.userId, role: request.body.role }),
+      );
+    },
+  );
+
+  app.delete(
+    '/team/members/:userId',
+    {
+      schema: {
+        summary: 'Remove a user from the team (owners only; never the last owner): sessions end, keys are revoked',
+        tags,
+        params: MemberParams,
+        response: { 200: MemberRemoved },
+      },
+      config: { auth: 'session' },
+    },
+    async (request) => {
+      const { merchantId } = sessionOf(request);
+      return inTransaction(ctx, (trx) => removeMember(trx, { merchantId, userId: request.params.userId }));
+    },
+  );
+
+  app.post(
+    '/team/invitations/accept',
+    {
+      schema: {
+        summary: 'Accept an invitation: choose a password, join the team with the invited role, and be signed in',
+        tags,
+        body: AcceptBody,
+        response: { 200: PanelSessionView },
+      },
+      config: { auth: 'none' },
+    },
+    async (request, reply) => {
+      // Like the sign-in: no acceptance from another site's page (it would sign the browser in).
+      assertSameOrigin(request, ctx.config);
+      const accepted = await inTransaction(ctx, (trx) => acceptInvitation(trx, request.body));
+      const started = await startPanelSession(ctx, { email: accepted.email, password: request.body.password });
+      return sessionAnswer(ctx, reply, started);
+    },
+  );
+}
