@@ -74,7 +74,8 @@ describe('a restart', () => {
     } finally {
       await second?.close();
     }
-  });
+    // Two gateways start in it, each opening and migrating a store on disk: ~25 s on a quiet PGlite run.
+  }, 90_000);
 });
 
 describe('two instances', () => {
