@@ -11,6 +11,7 @@ import { startTestGateway, type TestGateway, type TestMerchant } from '../helper
 import { startSmtpServer } from '../notifications/smtp.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
 import { invitationLink } from '../team/fixtures.js';
+import { axe } from './panel-browser.js';
 
 const SLOW = 90_000;
 let gw: TestGateway;
@@ -33,8 +34,9 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function openPage(url: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1024, height: 800 } });
+/** `forAxe`: axe-core is injected inline, which the panel's CSP rightly refuses. */
+async function openPage(url: string, forAxe = false): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1024, height: 800 }, bypassCSP: forAxe });
   const page = await context.newPage();
   page.on('dialog', (dialog) => void dialog.accept());
   await page.goto(url);
@@ -113,6 +115,39 @@ describe('the team page', () => {
       await again.getByRole('alert').getByText('This invitation link was already used.', { exact: false }).waitFor();
 
       for (const page of [owner, invitee, again]) await page.context().close();
+    },
+    SLOW,
+  );
+
+  it(
+    'has no serious accessibility violation (axe-core) on the Team page and on the accept page with an error',
+    async () => {
+      const m = await gw.merchant();
+      const owner = await openPage(`${gw.config.publicUrl}/panel/`, true);
+      await owner.getByLabel('Email').fill(m.email);
+      await owner.getByLabel('Password').fill(m.password);
+      await owner.getByRole('button', { name: 'Sign in' }).click();
+      await owner.getByRole('link', { name: 'Team' }).click();
+      await owner.getByRole('heading', { name: 'Team', exact: true }).waitFor();
+      const email = `developer-${Date.now()}@example.com`;
+      await owner.getByLabel('Email address').fill(email);
+      await owner.getByLabel('Role', { exact: true }).selectOption('developer');
+      await owner.getByRole('button', { name: 'Send invitation' }).click();
+      await owner.getByRole('cell', { name: email, exact: true }).waitFor();
+      expect(await axe(owner)).toEqual([]);
+
+      await gw.runJobs();
+      const { link } = invitationLink(smtp.mails.find((mail) => mail.to.includes(email))!);
+      const invitee = await openPage(link, true);
+      await invitee.getByLabel('Choose a password').fill('short');
+      await invitee.getByLabel('Repeat the password').fill('short');
+      await invitee.getByRole('button', { name: 'Join the team' }).click();
+      await invitee
+        .getByRole('alert')
+        .getByText(/at least 12 characters/)
+        .waitFor();
+      expect(await axe(invitee)).toEqual([]);
+      for (const page of [owner, invitee]) await page.context().close();
     },
     SLOW,
   );

@@ -64,7 +64,7 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
         // Your own new role: the panel starts again with it (what it offers depends on the role).
         if (changed && you && role !== m.role) location.reload();
       },
-      { 'aria-label': `Change the role of ${m.email}` },
+      { 'aria-label': `Change role of ${m.email}` },
     );
     const remove = button(
       'Remove',
