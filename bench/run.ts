@@ -143,12 +143,23 @@ function pgliteVersion(): string {
 }
 
 /** Settings whose effect on payments each run measures, on a restarted gateway, next to the default. */
+const PREPARED_OFF = {
+  name: 'Approved card payments, prepared statements off (`DATABASE_PREPARED_STATEMENTS=false`)',
+  env: { DATABASE_PREPARED_STATEMENTS: 'false' },
+};
+const DEFAULT_AGAIN = { name: 'Approved card payments, the default settings again', env: {} };
+// Alternated, so a change in the machine's load during the run shows instead of passing for an effect.
 const POSTGRES_VARIANTS: Array<{ name: string; env: Record<string, string> }> = [
-  {
-    name: 'Approved card payments, prepared statements off (`DATABASE_PREPARED_STATEMENTS=false`)',
-    env: { DATABASE_PREPARED_STATEMENTS: 'false' },
-  },
+  PREPARED_OFF,
+  DEFAULT_AGAIN,
+  PREPARED_OFF,
+  DEFAULT_AGAIN,
 ];
+
+const cpuByProcess = (result: LoadResult) =>
+  Object.entries(result.cpuMsPerRequest ?? {})
+    .map(([group, ms]) => `${group} ${ms.toFixed(2)}`)
+    .join(', ');
 
 /** Gateway settings the run uses, for the report. */
 const gatewaySettings = () =>
@@ -274,6 +285,7 @@ async function runGatewayRound(
       `  ${store.kind}: warm-up ${Math.round(warm.perSecond)}/s; creating ${supply} payment requests, then ${DURATION} s measured`,
     );
     const payments = await pay(DURATION, supply);
+    log(`    ${Math.round(payments.perSecond)}/s; CPU ms per payment: ${cpuByProcess(payments)}`);
     if (SOAK) return { payments, scenarios: [], soak: await soak(payments.perSecond) };
     // The same payments, each with a notifyUrl on a receiver that accepts and never answers: its
     // deliveries hang for their whole time-out, which must not reach the payments' latency.
@@ -332,14 +344,14 @@ async function runGatewayRound(
       children.splice(children.indexOf(last), 1);
       last = await startGateway(variant.env, undefined);
       apiKey = await testApiKey(gatewayUrl, user);
-      log(`  ${store.kind}: payments with ${Object.entries(variant.env).map(([k, v]) => `${k}=${v}`)}`);
+      log(`  ${store.kind}: ${variant.name}`);
       const pid = last.process.pid!;
       await pay(WARMUP, Math.max(CONNECTIONS * 4, Math.round(WARMUP * 1500)), h2hCardBody(), pid);
-      variantScenarios.push({
-        name: variant.name,
-        result: await pay(DURATION, supply, h2hCardBody(), pid),
-        payments: true,
-      });
+      const result = await pay(DURATION, supply, h2hCardBody(), pid);
+      variantScenarios.push({ name: variant.name, result, payments: true, note: cpuByProcess(result) });
+      log(
+        `    ${Math.round(result.perSecond)}/s, ${result.errors} errors; CPU ms per payment: ${cpuByProcess(result)}`,
+      );
     }
 
     // The same gateway as WORKERS processes behind its one port (PostgreSQL only: PGlite is one process).
@@ -464,10 +476,7 @@ async function main(): Promise<void> {
           );
       }
       if (soak) {
-        const cpu = Object.entries(payments.cpuMsPerRequest ?? {})
-          .map(([group, ms]) => `${group} ${ms.toFixed(2)}`)
-          .join(', ');
-        process.stdout.write(`\n== ${kind} ==\nPeak run: CPU ms per payment: ${cpu}\n${soak}\n`);
+        process.stdout.write(`\n== ${kind} ==\nPeak run: CPU ms per payment: ${cpuByProcess(payments)}\n${soak}\n`);
         continue;
       }
       log(`  ${kind}: baseline`);
