@@ -72,9 +72,10 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     // A client checked out when the server goes away (an immediate shutdown, a failover) emits 'error'
     // itself; unheard, that event would end the process. The query in flight fails on its own, and the
     // broken client is discarded when released.
+    const naming = { on: true };
     pool.on('connect', (client) => {
       client.on('error', () => {});
-      if (options.preparedStatements) sendMarkedAsPrepared(client);
+      if (options.preparedStatements) sendMarkedAsPrepared(client, naming);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const listenUrl = options.listenUrl ?? options.databaseUrl;

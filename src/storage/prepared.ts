@@ -23,11 +23,22 @@ export function hot<R>(label: string, compiled: CompiledQuery<R>): CompiledQuery
 
 type QueryFunction = (config: unknown, values?: unknown) => unknown;
 
+/**
+ * A server that does not keep a connection's prepared statements between transactions (a transaction
+ * pooler, configured without DATABASE_LISTEN_URL or with DATABASE_PREPARED_STATEMENTS=true) answers
+ * one of these: the process then stops naming statements, so only the statements already sent fail.
+ */
+const NOT_KEPT = new Set(['26000', '42P05']); // invalid_sql_statement_name, duplicate_prepared_statement
+
 /** Makes a pool's client send marked statements as named ones (kysely calls `query(text, values)`). */
-export function sendMarkedAsPrepared(client: pg.PoolClient): void {
+export function sendMarkedAsPrepared(client: pg.PoolClient, naming: { on: boolean }): void {
   const query = client.query.bind(client) as QueryFunction;
   (client as unknown as { query: QueryFunction }).query = (text, values) => {
-    const name = typeof text === 'string' ? names.get(text) : undefined;
-    return name === undefined ? query(text, values) : query({ name, text, values });
+    const name = naming.on && typeof text === 'string' ? names.get(text) : undefined;
+    if (name === undefined) return query(text, values);
+    return (query({ name, text, values }) as Promise<unknown>).catch((error: { code?: string }) => {
+      if (error.code !== undefined && NOT_KEPT.has(error.code)) naming.on = false;
+      throw error;
+    });
   };
 }
