@@ -26,9 +26,15 @@ type QueryFunction = (config: unknown, values?: unknown) => unknown;
 /**
  * A server that does not keep a connection's prepared statements between transactions (a transaction
  * pooler, configured without DATABASE_LISTEN_URL or with DATABASE_PREPARED_STATEMENTS=true) answers
- * one of these: the process then stops naming statements, so only the statements already sent fail.
+ * 26000 or 42P05; a migration that adds a column to a table a prepared `returning *` reads (another
+ * instance of a rolling deploy) makes PostgreSQL answer 0A000 "cached plan must not change result
+ * type". The process then stops naming statements, so only the statements already sent fail.
  */
-const NOT_KEPT = new Set(['26000', '42P05']); // invalid_sql_statement_name, duplicate_prepared_statement
+const NOT_KEPT = new Set([
+  '26000', // invalid_sql_statement_name
+  '42P05', // duplicate_prepared_statement
+  '0A000', // feature_not_supported: cached plan must not change result type
+]);
 
 /** Makes a pool's client send marked statements as named ones (kysely calls `query(text, values)`). */
 export function sendMarkedAsPrepared(client: pg.PoolClient, naming: { on: boolean }): void {
