@@ -18,6 +18,8 @@ declare module 'autocannon' {
     duration?: number;
     amount?: number;
     pipelining?: number;
+    /** Requests per second over all connections: a fixed offered load. */
+    overallRate?: number;
     timeout?: number;
     requests?: RequestSpec[];
   }

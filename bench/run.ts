@@ -11,6 +11,7 @@ import { startCpuMeter, withChildren } from './cpu.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { freePort, onInterrupt, runNode, startChild, waitForHttp, type Child } from './processes.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
+import { formatSoak, runSoak } from './soak.js';
 import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type StoreResult } from './report.js';
 import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from './supply.js';
 
@@ -20,6 +21,9 @@ import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from '.
  * to a one-INSERT baseline, and the scenarios beside them (the same payments notifying a receiver
  * that never answers); writes docs/performance.md (not with --profile, which slows the
  * gateway down: it prints a CPU profile summary of the gateway instead).
+ * `--soak [--soak-minutes 10]`: after the peak payment rate, payments at half that rate for that long,
+ * with the gateway's RSS over time and the latency per minute (bench/soak.ts); printed, not written
+ * to docs/performance.md. Default store for a soak: PostgreSQL only.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -29,15 +33,19 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '12' },
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
-    stores: { type: 'string', default: 'postgres,pglite' },
+    stores: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    soak: { type: 'boolean', default: false },
+    'soak-minutes': { type: 'string', default: '10' },
     workers: { type: 'string', default: '1' },
   },
 });
 const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
-const STORES = args.stores.split(',') as Array<'postgres' | 'pglite'>;
+const SOAK = args.soak;
+const SOAK_MINUTES = Number(args['soak-minutes']);
+const STORES = (args.stores ?? (SOAK ? 'postgres' : 'postgres,pglite')).split(',') as Array<'postgres' | 'pglite'>;
 const PROFILE = args.profile;
 /** --workers n (n > 1): the PostgreSQL payment and ping figures again with WORKERS=n, next to one process. */
 const WORKERS = Number(args.workers);
@@ -134,6 +142,25 @@ function pgliteVersion(): string {
   }
 }
 
+/** Settings whose effect on payments each run measures, on a restarted gateway, next to the default. */
+const PREPARED_OFF = {
+  name: 'Approved card payments, prepared statements off (`DATABASE_PREPARED_STATEMENTS=false`)',
+  env: { DATABASE_PREPARED_STATEMENTS: 'false' },
+};
+const DEFAULT_AGAIN = { name: 'Approved card payments, the default settings again', env: {} };
+// Alternated, so a change in the machine's load during the run shows instead of passing for an effect.
+const POSTGRES_VARIANTS: Array<{ name: string; env: Record<string, string> }> = [
+  PREPARED_OFF,
+  DEFAULT_AGAIN,
+  PREPARED_OFF,
+  DEFAULT_AGAIN,
+];
+
+const cpuByProcess = (result: LoadResult) =>
+  Object.entries(result.cpuMsPerRequest ?? {})
+    .map(([group, ms]) => `${group} ${ms.toFixed(2)}`)
+    .join(', ');
+
 /** Gateway settings the run uses, for the report. */
 const gatewaySettings = () =>
   `NODE_ENV=development, LOG_LEVEL=warn, in-memory rate limiter (RATE_LIMIT_MAX=10000000), SANDBOX_LATENCY_MS=0`;
@@ -155,7 +182,7 @@ async function meteredLoad(
 async function runGatewayRound(
   store: Store,
   profileDir: string | undefined,
-): Promise<{ payments: LoadResult; scenarios: Scenario[]; succeededInDb?: number }> {
+): Promise<{ payments: LoadResult; scenarios: Scenario[]; succeededInDb?: number; soak?: string }> {
   const gatewayPort = await freePort();
   const sandboxPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -258,6 +285,8 @@ async function runGatewayRound(
       `  ${store.kind}: warm-up ${Math.round(warm.perSecond)}/s; creating ${supply} payment requests, then ${DURATION} s measured`,
     );
     const payments = await pay(DURATION, supply);
+    log(`    ${Math.round(payments.perSecond)}/s; CPU ms per payment: ${cpuByProcess(payments)}`);
+    if (SOAK) return { payments, scenarios: [], soak: await soak(payments.perSecond) };
     // The same payments, each with a notifyUrl on a receiver that accepts and never answers: its
     // deliveries hang for their whole time-out, which must not reach the payments' latency.
     log(`  ${store.kind}: ${DURATION} s of the same payments notifying a black-hole receiver`);
@@ -267,6 +296,27 @@ async function runGatewayRound(
 
     // Authenticated GET /ping, with the key cache (this gateway), then without it (restarted with
     // API_KEY_CACHE=false: every call reads its key from the database, as before the cache).
+    async function soak(peak: number): Promise<string> {
+      const rate = Math.max(1, Math.round(peak / 2));
+      const count = Math.ceil(rate * SOAK_MINUTES * 60 * 1.05) + CONNECTIONS;
+      log(`  ${store.kind}: soak: creating ${count} payment requests, then ${SOAK_MINUTES} min at ${rate}/s`);
+      const ids = await createPaymentRequests(gatewayUrl, apiKey, count);
+      let next = 0;
+      const result = await runSoak({
+        url: gatewayUrl,
+        rate,
+        minutes: SOAK_MINUTES,
+        connections: CONNECTIONS,
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: h2hCardBody(),
+        nextPath: () => `/payments/h2h/${ids[next++]}`,
+        amount: ids.length,
+        isFailure: (body) => !body.includes('"status":"succeeded"'),
+        pid: gateway.process.pid!,
+      });
+      return formatSoak(result, peak);
+    }
+
     const ping = async (key: string, processes: Record<string, number | number[]>) => {
       const options = {
         url: `${gatewayUrl}/ping`,
@@ -285,11 +335,30 @@ async function runGatewayRound(
     const uncachedGateway = await startGateway({ API_KEY_CACHE: 'false' }, undefined);
     const pingUncached = await ping(await testApiKey(gatewayUrl, user), { gateway: uncachedGateway.process.pid! });
 
+    // The same payments on a gateway restarted with one setting changed (PostgreSQL only), each
+    // against the default's figure of this run.
+    const variantScenarios: Scenario[] = [];
+    let last = uncachedGateway;
+    for (const variant of store.kind === 'postgres' ? POSTGRES_VARIANTS : []) {
+      await last.stop();
+      children.splice(children.indexOf(last), 1);
+      last = await startGateway(variant.env, undefined);
+      apiKey = await testApiKey(gatewayUrl, user);
+      log(`  ${store.kind}: ${variant.name}`);
+      const pid = last.process.pid!;
+      await pay(WARMUP, Math.max(CONNECTIONS * 4, Math.round(WARMUP * 1500)), h2hCardBody(), pid);
+      const result = await pay(DURATION, supply, h2hCardBody(), pid);
+      variantScenarios.push({ name: variant.name, result, payments: true, note: cpuByProcess(result) });
+      log(
+        `    ${Math.round(result.perSecond)}/s, ${result.errors} errors; CPU ms per payment: ${cpuByProcess(result)}`,
+      );
+    }
+
     // The same gateway as WORKERS processes behind its one port (PostgreSQL only: PGlite is one process).
     const workerScenarios: Scenario[] = [];
     if (WORKERS > 1 && store.kind === 'postgres') {
-      await uncachedGateway.stop();
-      children.splice(children.indexOf(uncachedGateway), 1);
+      await last.stop();
+      children.splice(children.indexOf(last), 1);
       const cluster = await startGateway({ WORKERS: String(WORKERS) }, undefined);
       const pids = withChildren(cluster.process.pid!);
       apiKey = await testApiKey(gatewayUrl, user);
@@ -329,6 +398,7 @@ async function runGatewayRound(
           payments: false,
           versusRawJson: true,
         },
+        ...variantScenarios,
         ...workerScenarios,
       ],
       succeededInDb,
@@ -394,7 +464,7 @@ async function main(): Promise<void> {
     const store = await openStore(kind, stamp);
     const profileDir = PROFILE ? mkdtempSync(path.join(os.tmpdir(), `bench-profile-${kind}-`)) : undefined;
     try {
-      const { payments, scenarios, succeededInDb } = await runGatewayRound(store, profileDir);
+      const { payments, scenarios, succeededInDb, soak } = await runGatewayRound(store, profileDir);
       log(
         `  ${kind}: ${Math.round(payments.perSecond)} payments/s, p50 ${payments.p50} ms, p99 ${payments.p99} ms, ${payments.errors} errors`,
       );
@@ -404,6 +474,10 @@ async function main(): Promise<void> {
           profiles.push(
             `== gateway CPU profile, ${kind} (${path.join(profileDir, file)}) ==\n${formatSummary(summariseProfile(path.join(profileDir, file)))}`,
           );
+      }
+      if (soak) {
+        process.stdout.write(`\n== ${kind} ==\nPeak run: CPU ms per payment: ${cpuByProcess(payments)}\n${soak}\n`);
+        continue;
       }
       log(`  ${kind}: baseline`);
       const { insert: baseline, json } = await runBaselineRound(store);
@@ -419,10 +493,12 @@ async function main(): Promise<void> {
     }
   }
 
-  process.stdout.write(
-    `\n${resultTable(results)}\n\n${scenarioTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n`,
-  );
+  if (!SOAK)
+    process.stdout.write(
+      `\n${resultTable(results)}\n\n${scenarioTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n`,
+    );
   for (const profile of profiles) process.stdout.write(`\n${profile}\n`);
+  if (SOAK) return;
   if (PROFILE) {
     process.stdout.write('\n(--profile: figures are slowed by the profiler; docs/performance.md left as it was)\n');
     return;

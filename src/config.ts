@@ -16,6 +16,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** DATABASE_LISTEN_URL: the same database reached without a transaction-pooling proxy, for LISTEN. */
   databaseListenUrl: string | undefined;
+  /**
+   * DATABASE_PREPARED_STATEMENTS: the hot payment statements as named prepared statements. Default: on
+   * with DATABASE_URL, off when DATABASE_LISTEN_URL says DATABASE_URL is a transaction-pooling proxy.
+   */
+  preparedStatements: boolean;
   publicUrl: string;
   /** PUBLIC_URL was given: browsers reach the gateway there (else at its own listening address). */
   publicUrlGiven: boolean;
@@ -215,6 +220,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('METRICS_TOKEN must be at least 32 printable characters without spaces');
   const databaseListenUrl = url('DATABASE_LISTEN_URL', read('DATABASE_LISTEN_URL'), ['postgres:', 'postgresql:']);
   if (databaseListenUrl && !databaseUrl) problems.push('DATABASE_LISTEN_URL is only used with DATABASE_URL');
+  const preparedRaw = read('DATABASE_PREPARED_STATEMENTS');
+  if (preparedRaw !== undefined && preparedRaw !== 'true' && preparedRaw !== 'false') {
+    problems.push(`DATABASE_PREPARED_STATEMENTS must be "true" or "false" (got "${preparedRaw}")`);
+  }
   const workersRaw = read('WORKERS');
   const workers = workersRaw === 'auto' ? availableParallelism() : integer('WORKERS', 1, 1, 256);
   // PGlite lives inside one process; workers share nothing but the store, so they need a server.
@@ -231,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     databaseListenUrl,
+    preparedStatements: preparedRaw === undefined ? databaseListenUrl === undefined : preparedRaw === 'true',
     publicUrl,
     publicUrlGiven: read('PUBLIC_URL') !== undefined,
     checkoutUrl,

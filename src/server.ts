@@ -48,6 +48,7 @@ export async function prepareStore(config: Config, clock: Clock, seedDemo = conf
   const storage = await openStorage({
     databaseUrl: config.databaseUrl,
     listenUrl: config.databaseListenUrl,
+    preparedStatements: config.preparedStatements,
     dataDir: config.dataDir,
   }).catch((error: Error) => {
     // Name the setting to fix (never the URL itself: it may hold a password).

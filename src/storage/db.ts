@@ -7,6 +7,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { sendMarkedAsPrepared } from './prepared.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -43,6 +44,8 @@ export interface StorageOptions {
   /** Directory of the embedded store; "memory://" keeps it in memory (tests). */
   dataDir: string;
   poolSize?: number;
+  /** Send the statements repositories mark hot as named prepared statements (src/storage/prepared.ts). */
+  preparedStatements?: boolean;
 }
 
 export class StorageLockedError extends Error {}
@@ -69,7 +72,11 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     // A client checked out when the server goes away (an immediate shutdown, a failover) emits 'error'
     // itself; unheard, that event would end the process. The query in flight fails on its own, and the
     // broken client is discarded when released.
-    pool.on('connect', (client) => client.on('error', () => {}));
+    const naming = { on: true };
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+      if (options.preparedStatements) sendMarkedAsPrepared(client, naming);
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const listenUrl = options.listenUrl ?? options.databaseUrl;
     const storage = await finish(

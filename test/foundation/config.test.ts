@@ -171,6 +171,18 @@ describe('loadConfig', () => {
     expect(problems({ ...pooled, DATABASE_LISTEN_URL: 'redis://x' }).join()).toMatch(/DATABASE_LISTEN_URL/);
   });
 
+  it('names the hot statements on a server, not behind a transaction pooler, unless told', () => {
+    const direct = { DATABASE_URL: 'postgres://db/gw' };
+    const pooled = { DATABASE_URL: 'postgres://bouncer:6432/gw', DATABASE_LISTEN_URL: 'postgres://db:5432/gw' };
+    expect(loadConfig(direct).preparedStatements).toBe(true);
+    expect(loadConfig(pooled).preparedStatements).toBe(false);
+    expect(loadConfig({ ...direct, DATABASE_PREPARED_STATEMENTS: 'false' }).preparedStatements).toBe(false);
+    expect(loadConfig({ ...pooled, DATABASE_PREPARED_STATEMENTS: 'true' }).preparedStatements).toBe(true);
+    expect(problems({ ...direct, DATABASE_PREPARED_STATEMENTS: 'yes' }).join()).toMatch(
+      /DATABASE_PREPARED_STATEMENTS must be "true" or "false"/,
+    );
+  });
+
   it('reports every bad value at once', () => {
     const found = problems({ PORT: 'x', NODE_ENV: 'staging', DATABASE_URL: 'mysql://x', JWT_SECRET: 'short' });
     expect(found).toHaveLength(4);

@@ -4,6 +4,7 @@ import { dedupeKey } from '../../jobs/catalog.js';
 import type { AmountRange } from '../../lib/amount-range.js';
 import type { MerchantScope as Scope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
+import { hot } from '../../storage/prepared.js';
 import type { PaymentStatus } from '../../storage/schema.js';
 import { insertEvent } from '../events/index.js';
 import { paymentSourcesFor, requestSourcesFor, requestStatusFor, type PaymentPatch } from '../state-machine.js';
@@ -148,7 +149,7 @@ export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentR
   const storedId = input.card !== null && 'id' in input.card ? input.card.id : null;
   const legal = sql.join(requestSourcesFor('processing'));
   const point = input.recoveryPoint;
-  const { rows } = await sql<PaymentRow>`
+  const statement = sql<PaymentRow>`
       with request as (
         update payment_requests r set status = 'processing', updated_at = ${now}
         from merchants m
@@ -183,7 +184,8 @@ export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentR
           and merchant_id = ${input.merchantId} and key = ${point?.key ?? null} and claim_token = ${point?.token ?? null}
         returning 1
       )
-      select * from pay`.execute(db);
+      select * from pay`;
+  const { rows } = await db.executeQuery(hot('begin_attempt', statement.compile(db)));
   return rows[0];
 }
 
@@ -222,7 +224,7 @@ export async function transition(
   const next: PaymentRow = { ...payment, ...patch, status: to, updated_at: now };
   const requestTo = requestStatusFor(to);
   const approved = to === 'succeeded' || to === 'authorized';
-  const row = await db
+  const statement = db
     .with('pay', (qb) =>
       qb
         .updateTable('payments')
@@ -282,9 +284,9 @@ export async function transition(
       ).returning('id'),
     )
     .selectFrom('pay')
-    .selectAll()
-    .executeTakeFirst();
-  return row;
+    .selectAll();
+  const { rows } = await db.executeQuery(hot('settle', statement.compile()));
+  return rows[0];
 }
 
 /** The patch's JSON members as the driver writes them. */
