@@ -95,11 +95,7 @@ export async function renderPaymentRequests(root: HTMLElement): Promise<void> {
       'nav',
       { 'aria-label': 'Lists', class: 'list-switch' },
       ...Object.values(LISTS).map((other) =>
-        h(
-          'a',
-          { href: hashOf(other.hash, chosen), 'aria-current': other === list ? 'page' : undefined },
-          other.title,
-        ),
+        h('a', { href: hashOf(other.hash, chosen), 'aria-current': other === list ? 'page' : undefined }, other.title),
       ),
     ),
     form,
