@@ -2,10 +2,30 @@
  * A signed-in control panel in a real Chromium, for the panel's browser tests: a fresh browser profile,
  * the sign-in form, and axe-core's serious violations.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import type { TestGateway, TestMerchant } from '../helpers/gateway.js';
+import { freePort, launchChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+
+export interface PanelSuite {
+  browser: Browser;
+  gw: TestGateway;
+}
+
+/** Chromium and a gateway whose public address is localhost (the origin the panel's cookie is set for). */
+export async function startPanelSuite(): Promise<PanelSuite> {
+  const browser = await launchChromium();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const port = await freePort();
+  const gw = await startTestGateway({ env: { PORT: String(port), PUBLIC_URL: `http://localhost:${port}` } });
+  return { browser, gw };
+}
+
+export async function closePanelSuite(suite: Partial<PanelSuite>): Promise<void> {
+  await suite.browser?.close();
+  await suite.gw?.close();
+}
 
 /** The panel's address (localhost, the origin its cookie is set for). */
 export const panelUrl = (gw: TestGateway) => `${gw.url.replace('127.0.0.1', 'localhost')}/panel/`;

@@ -4,30 +4,21 @@
  * state changes and notification attempt, and axe-core finds no serious violation.
  * Screenshots go to .tmp/screenshots/panel-payments-*.png.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, launchChromium, SCREENSHOTS } from '../helpers/browser.js';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { SCREENSHOTS } from '../helpers/browser.js';
+import type { TestGateway, TestMerchant } from '../helpers/gateway.js';
 import { startReceiver } from '../notifications/receiver.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
-import { axe, openPanel, panelUrl, signIn } from './panel-page.js';
+import { axe, closePanelSuite, openPanel, panelUrl, signIn, startPanelSuite } from './panel-page.js';
 
 const SLOW = 90_000;
 let gw: TestGateway;
 let browser: Browser;
 
-beforeAll(async () => {
-  browser = await launchChromium();
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  const port = await freePort();
-  gw = await startTestGateway({ env: { PORT: String(port), PUBLIC_URL: `http://localhost:${port}` } });
-}, 300_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-});
+beforeAll(async () => ({ browser, gw } = await startPanelSuite()), 300_000);
+afterAll(() => closePanelSuite({ browser, gw }));
 
 /** A paid request: a sandbox card payment by HTTP with the merchant's key. */
 async function paid(m: TestMerchant, amount: number): Promise<number> {
@@ -92,7 +83,7 @@ describe('payment request lists', () => {
         page.getByRole('button', { name: 'Export CSV' }).click(),
       ]);
       expect(download.suggestedFilename()).toMatch(/^payment-requests-.*\.csv$/);
-      const lines = readFileSync((await download.path())!, 'utf8')
+      const lines = readFileSync(await download.path(), 'utf8')
         .trim()
         .split('\r\n');
       expect(lines[0]).toMatch(/^paymentRequestId,/);

@@ -110,8 +110,8 @@ export function filterForm(
     const data = new FormData(form);
     const next: Filters = {};
     for (const name of FILTER_NAMES) {
-      const value = String(data.get(name) ?? '').trim();
-      if (value) next[name] = value;
+      const value = data.get(name);
+      if (typeof value === 'string' && value.trim()) next[name] = value.trim();
     }
     return next;
   };
