@@ -94,8 +94,16 @@ export async function renderPaymentRequests(root: HTMLElement): Promise<void> {
     h(
       'nav',
       { 'aria-label': 'Lists', class: 'list-switch' },
+      // The statuses differ between the lists; the other filters carry over.
       ...Object.values(LISTS).map((other) =>
-        h('a', { href: hashOf(other.hash, chosen), 'aria-current': other === list ? 'page' : undefined }, other.title),
+        h(
+          'a',
+          {
+            href: hashOf(other.hash, { ...chosen, status: undefined }),
+            'aria-current': other === list ? 'page' : undefined,
+          },
+          other.title,
+        ),
       ),
     ),
     form,
@@ -111,8 +119,9 @@ export async function renderPaymentRequests(root: HTMLElement): Promise<void> {
     page = await call('GET', `${list.path}?${query}`);
   } catch (error) {
     if (!(error instanceof ApiError) || error.status === 401) throw error;
-    replaceContent(results, message('error', `These filters cannot be used: ${error.message}`));
-    results.firstElementChild!.id = 'filter-error';
+    const refusal = message('error', `These filters cannot be used: ${error.message}`);
+    refusal.id = 'filter-error';
+    replaceContent(results, refusal);
     markInvalid(form, filterOfParam(error.details.field), 'filter-error');
     return;
   }
