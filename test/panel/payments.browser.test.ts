@@ -100,7 +100,7 @@ describe('payment request lists', () => {
   );
 
   it(
-    'lists payment attempts with the same filters, a page at a time',
+    'pages through the list, narrows it to a day range, and lists payment attempts with the same filters',
     async () => {
       const m = await gw.merchant();
       const ids = [];
@@ -114,6 +114,22 @@ describe('payment request lists', () => {
       expect(await listedIds(page)).toEqual(ids.slice(20));
       await page.getByRole('link', { name: 'First page' }).click();
       await page.locator('caption', { hasText: /newest first$/ }).waitFor();
+
+      // A day range, in the reader's days: the day they were made lists them, the day before nothing.
+      const created = new Date(
+        (await gw.call('GET', `/payment-requests/${ids[0]}`, { apiKey: m.apiKey })).body.createDate,
+      );
+      const day = (date: Date) =>
+        `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+      const before = day(new Date(created.getFullYear(), created.getMonth(), created.getDate() - 1));
+      await page.getByLabel('Created from').fill(day(created));
+      await page.getByLabel('Created to').fill(day(created));
+      await applyFilters(page, 'Payment requests, filtered');
+      expect(await listedIds(page)).toEqual(ids.slice(0, 20));
+      await page.getByLabel('Created from').fill(before);
+      await page.getByLabel('Created to').fill(before);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.getByText('Nothing matches these filters.').waitFor();
 
       const request = await paid(m, 33);
       await page.goto(`${panelUrl(gw)}#/payments/attempts?status=succeeded`);
