@@ -3,34 +3,22 @@
  * marker, key rotation used by HTTP from the test, the exposed-key banner, a settings change, the
  * developers area, sign-out and expiry, and axe-core. Screenshots go to .tmp/screenshots/panel-*.png.
  */
-import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markKeyExposed } from '../../src/modules/api-keys/index.js';
-import { freePort, launchChromium } from '../helpers/browser.js';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
-import { ROOT } from '../helpers/processes.js';
+import { SCREENSHOTS } from '../helpers/browser.js';
+import type { TestGateway, TestMerchant } from '../helpers/gateway.js';
 import { startReceiver } from '../notifications/receiver.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
 import { teammate } from './fixtures.js';
-import { axe, openPanel as openPanelIn, signIn } from './panel-browser.js';
+import { axe, closePanelSuite, openPanel as openPanelIn, signIn, startPanelSuite } from './panel-browser.js';
 
-const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
 const SLOW = 60_000;
 let gw: TestGateway;
 let browser: Browser;
 
-beforeAll(async () => {
-  browser = await launchChromium();
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  const port = await freePort();
-  gw = await startTestGateway({ env: { PORT: String(port), PUBLIC_URL: `http://localhost:${port}` } });
-}, 300_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-});
+beforeAll(async () => ({ browser, gw } = await startPanelSuite()), 300_000);
+afterAll(() => closePanelSuite({ browser, gw }));
 
 const openPanel = (forAxe = false) => openPanelIn(browser, gw, forAxe);
 

@@ -46,12 +46,13 @@ export function setMode(mode: Mode): void {
   sessionStorage.setItem(MODE_KEY, mode);
 }
 
-export async function call<T = unknown>(
+/** One request with the panel's credentials; an answer that is not 2xx is thrown as an ApiError. */
+async function send(
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
-  body?: unknown,
-  options: { mode?: Mode; signedIn?: boolean } = {},
-): Promise<T> {
+  body: unknown,
+  options: { mode?: Mode; signedIn?: boolean },
+): Promise<Response> {
   const headers: Record<string, string> = { 'X-Panel-Mode': options.mode ?? panel.mode };
   if (method !== 'GET') headers['X-CSRF-Token'] = panel.csrf;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -62,19 +63,49 @@ export async function call<T = unknown>(
     credentials: 'same-origin',
     cache: 'no-store',
   });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = { message: text };
-  }
   if (!res.ok) {
-    const error = new ApiError(res.status, (json ?? {}) as Record<string, unknown>);
+    const error = new ApiError(res.status, (parsed(await res.text()) ?? {}) as Record<string, unknown>);
     if (res.status === 401 && options.signedIn !== false) panel.onExpired(error);
     throw error;
   }
-  return json as T;
+  return res;
+}
+
+function parsed(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return { message: text };
+  }
+}
+
+export async function call<T = unknown>(
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+  options: { mode?: Mode; signedIn?: boolean } = {},
+): Promise<T> {
+  const res = await send(method, path, body, options);
+  return parsed(await res.text()) as T;
+}
+
+/**
+ * Saves a file the gateway streams (a CSV export) under the name it gives. Fetched, not linked: a plain
+ * link cannot carry the mode header (docs/decisions.md "Panel CSV export").
+ */
+export async function download(path: string): Promise<string> {
+  const res = await send('GET', path, undefined, {});
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export.csv';
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The browser reads the blob after the click returns: free it once the download has surely started.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return name;
 }
 
 /** Major units as the API gives them, formatted for the reader. */

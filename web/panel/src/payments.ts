@@ -1,4 +1,6 @@
-import { call, money, when } from './api.js';
+import { ApiError, call, download, money, when } from './api.js';
+import { apiQuery, filterForm, filterOfParam, filtersOf, hashOf, markInvalid } from './list-filters.js';
+import { timelineSection } from './timeline.js';
 import { announce, button, field, h, message, replaceContent, table } from './ui.js';
 
 interface PaymentRequest {
@@ -13,42 +15,140 @@ interface PaymentRequest {
 }
 interface Payment {
   paymentId: number;
+  paymentRequestId: number;
   status: string;
   amount: number;
   currency: string;
   amountRefunded: number;
-  createDate?: string;
+  createDate: string;
   declineReason: string | null;
 }
 
-/** Payment requests of the current mode, newest first, a page at a time. */
-export async function renderPaymentRequests(root: HTMLElement, cursor?: string): Promise<void> {
-  const page = await call<{ data: PaymentRequest[]; hasMore: boolean; nextCursor: string | null }>(
-    'GET',
-    `/payment-requests?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-  );
-  const rows = page.data.map((r) => [
-    h('a', { href: `#/payments/${r.paymentRequestId}` }, String(r.paymentRequestId)),
-    r.reference,
-    money(r.amount, r.currency),
-    h('span', { class: `status status-${r.status}` }, r.status),
-    when(r.createDate),
-  ]);
+interface PageOf<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** The two lists: payment requests (#/payments) and every payment attempt (#/payments/attempts). */
+const LISTS = {
+  requests: {
+    hash: '#/payments',
+    path: '/payment-requests',
+    title: 'Payment requests',
+    statuses: ['open', 'processing', 'authorized', 'paid', 'partially_refunded', 'refunded', 'canceled', 'expired'],
+    headers: ['Id', 'Reference', 'Amount', 'Status', 'Created'],
+    row: (r: PaymentRequest) => [
+      h('a', { href: `#/payments/${r.paymentRequestId}` }, String(r.paymentRequestId)),
+      r.reference,
+      money(r.amount, r.currency),
+      h('span', { class: `status status-${r.status}` }, r.status),
+      when(r.createDate),
+    ],
+  },
+  attempts: {
+    hash: '#/payments/attempts',
+    path: '/payments',
+    title: 'Payments',
+    statuses: ['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'],
+    headers: ['Id', 'Payment request', 'Amount', 'Status', 'Decline', 'Created'],
+    row: (p: Payment) => [
+      String(p.paymentId),
+      h('a', { href: `#/payments/${p.paymentRequestId}` }, String(p.paymentRequestId)),
+      money(p.amount, p.currency),
+      h('span', { class: `status status-${p.status}` }, p.status),
+      p.declineReason ?? '',
+      when(p.createDate),
+    ],
+  },
+};
+
+/**
+ * Payment requests or payments of the current mode, newest first, a page at a time, narrowed by the
+ * filters of the address fragment; the CSV export downloads the same filtered list, every page of it.
+ */
+export async function renderPaymentRequests(root: HTMLElement): Promise<void> {
+  const hash = location.hash || '#/payments';
+  const kind = hash.startsWith(LISTS.attempts.hash) ? 'attempts' : 'requests';
+  const list = LISTS[kind];
+  const filters = filtersOf(hash);
+  const { cursor, ...chosen } = filters;
+  const filtered = Object.keys(chosen).length > 0;
+  const form = filterForm(`Filter ${list.title.toLowerCase()}`, list.statuses, filters, (next) => {
+    location.hash = hashOf(list.hash, next);
+  });
+  const results = h('div', { id: 'results' });
+  const exportFeedback = h('div', { class: 'feedback' });
+  const exportCsv = button('Export CSV', async () => {
+    replaceContent(exportFeedback, message('info', 'Preparing the CSV export…'));
+    try {
+      const name = await download(`${list.path}/export/csv?${apiQuery(chosen)}`);
+      replaceContent(exportFeedback, message('success', `Downloaded ${name}.`));
+    } catch (error) {
+      replaceContent(exportFeedback, message('error', `The export failed: ${(error as Error).message}`));
+    }
+  });
   replaceContent(
     root,
-    h('h1', {}, 'Payment requests'),
-    rows.length
-      ? table('Payment requests, newest first', ['Id', 'Reference', 'Amount', 'Status', 'Created'], rows)
-      : h('p', {}, 'No payment requests in this mode yet.'),
-    page.hasMore && page.nextCursor ? button('Next page', () => renderPaymentRequests(root, page.nextCursor!)) : null,
+    h('h1', {}, list.title),
+    h(
+      'nav',
+      { 'aria-label': 'Lists', class: 'list-switch' },
+      // The statuses differ between the lists; the other filters carry over.
+      ...Object.values(LISTS).map((other) =>
+        h(
+          'a',
+          {
+            href: hashOf(other.hash, { ...chosen, status: undefined }),
+            'aria-current': other === list ? 'page' : undefined,
+          },
+          other.title,
+        ),
+      ),
+    ),
+    form,
+    h('div', { class: 'actions' }, exportCsv),
+    exportFeedback,
+    results,
   );
+  const query = apiQuery(chosen);
+  query.set('limit', '20');
+  if (cursor) query.set('cursor', cursor);
+  let page: PageOf<PaymentRequest & Payment>;
+  try {
+    page = await call('GET', `${list.path}?${query}`);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status === 401) throw error;
+    const refusal = message('error', `These filters cannot be used: ${error.message}`);
+    refusal.id = 'filter-error';
+    replaceContent(results, refusal);
+    markInvalid(form, filterOfParam(error.details.field), 'filter-error');
+    return;
+  }
+  const caption = `${list.title}${filtered ? ', filtered' : ''}, newest first${cursor ? ' (later page)' : ''}`;
+  replaceContent(
+    results,
+    page.data.length
+      ? table(caption, list.headers, page.data.map(list.row))
+      : h('p', {}, filtered ? 'Nothing matches these filters.' : 'Nothing in this mode yet.'),
+    h(
+      'p',
+      { class: 'pages' },
+      cursor ? h('a', { href: hashOf(list.hash, chosen) }, 'First page') : null,
+      page.hasMore && page.nextCursor
+        ? h('a', { href: hashOf(list.hash, { ...chosen, cursor: page.nextCursor }) }, 'Next page')
+        : null,
+    ),
+  );
+  announce(`${page.data.length}${page.hasMore ? ' or more' : ''} ${list.title.toLowerCase()} shown.`);
 }
 
 /** One payment request, its payment attempts and what can be done with them (same rules as the API). */
 export async function renderPaymentRequest(root: HTMLElement, id: number, mayChange: boolean): Promise<void> {
-  const [request, payments] = await Promise.all([
+  const [request, payments, timeline] = await Promise.all([
     call<PaymentRequest>('GET', `/payment-requests/${id}`),
     call<{ data: Payment[] }>('GET', `/payments?paymentRequestId=${id}`),
+    timelineSection(id),
   ]);
   const feedback = h('div', { class: 'feedback' });
   const act = (label: string, question: string, path: string, body?: unknown) =>
@@ -113,6 +213,7 @@ export async function renderPaymentRequest(root: HTMLElement, id: number, mayCha
     rows.length
       ? table(`Payments of request ${id}`, ['Id', 'Status', 'Amount', 'Refunded', 'Decline', 'Actions'], rows)
       : h('p', {}, 'No payment attempt yet.'),
+    timeline,
   );
 }
 

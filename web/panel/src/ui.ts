@@ -13,7 +13,11 @@ export function message(kind: 'error' | 'info' | 'success', text: string): HTMLE
   return h('p', { class: `message ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
 }
 
-export function field(label: string, input: HTMLInputElement | HTMLTextAreaElement, hint?: string): HTMLElement {
+export function field(
+  label: string,
+  input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement,
+  hint?: string,
+): HTMLElement {
   const id = input.id || `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   input.id = id;
   const hintId = hint ? `${id}-hint` : undefined;

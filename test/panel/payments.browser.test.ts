@@ -1,0 +1,185 @@
+/**
+ * The panel's payment lists and detail in a real Chromium (playwright-core): filters narrow the list and
+ * survive a reload, the CSV export holds exactly the filtered list, a paid request's timeline shows its
+ * state changes and notification attempt, and axe-core finds no serious violation.
+ * Screenshots go to .tmp/screenshots/panel-payments-*.png.
+ */
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCREENSHOTS } from '../helpers/browser.js';
+import type { TestGateway, TestMerchant } from '../helpers/gateway.js';
+import { startReceiver } from '../notifications/receiver.js';
+import { CARDS, card, createRequest } from '../payments/fixtures.js';
+import { axe, closePanelSuite, openPanel, panelUrl, signIn, startPanelSuite } from './panel-browser.js';
+
+const SLOW = 90_000;
+let gw: TestGateway;
+let browser: Browser;
+
+beforeAll(async () => ({ browser, gw } = await startPanelSuite()), 300_000);
+afterAll(() => closePanelSuite({ browser, gw }));
+
+/** A paid request: a sandbox card payment by HTTP with the merchant's key. */
+async function paid(m: TestMerchant, amount: number): Promise<number> {
+  const id = await createRequest(gw, m, amount);
+  const res = await gw.call('POST', `/payments/creditCard/acme/${id}`, { apiKey: m.apiKey, body: card(CARDS.visa) });
+  expect(res.status, res.text).toBe(200);
+  return id;
+}
+
+/** The ids in the first column of the listed table, top to bottom. */
+const listedIds = async (page: Page) =>
+  (await page.locator('#results tbody tr td:first-child').allTextContents()).map(Number);
+
+async function applyFilters(page: Page, caption: string) {
+  await page.getByRole('button', { name: 'Apply filters' }).press('Enter');
+  await page.locator('caption', { hasText: caption }).waitFor();
+}
+
+describe('payment request lists', () => {
+  it(
+    'narrow by status and amount, keep the filters over a reload, and export exactly the filtered list',
+    async () => {
+      const m = await gw.merchant();
+      const big = await paid(m, 40);
+      const small = await paid(m, 12);
+      const open = await createRequest(gw, m, 99);
+      const page = await openPanel(browser, gw, true);
+      await signIn(page, m);
+      await page.getByRole('heading', { name: 'Payment requests' }).waitFor();
+      await page.locator('caption').waitFor();
+      expect(await listedIds(page)).toEqual([open, small, big]);
+
+      await page.getByLabel('Status').selectOption('paid');
+      await applyFilters(page, 'Payment requests, filtered');
+      expect(await listedIds(page)).toEqual([small, big]);
+      expect(page.url()).toContain('#/payments?status=paid');
+
+      // An amount needs its currency: the API's refusal is shown, on the field it names.
+      await page.getByLabel('Amount from').fill('20');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page
+        .getByRole('alert')
+        .getByText(/amountFrom and amountTo need currency/)
+        .waitFor();
+      expect(await page.getByLabel('Currency').getAttribute('aria-invalid')).toBe('true');
+
+      await page.getByLabel('Currency').fill('eur');
+      await applyFilters(page, 'Payment requests, filtered');
+      expect(await listedIds(page)).toEqual([big]);
+      expect(await axe(page)).toEqual([]);
+      await page.screenshot({ path: `${SCREENSHOTS}/panel-payments-1-filtered.png`, fullPage: true });
+
+      await page.reload();
+      await page.locator('caption', { hasText: 'Payment requests, filtered' }).waitFor();
+      expect(await listedIds(page)).toEqual([big]);
+      expect(await page.getByLabel('Status').inputValue()).toBe('paid');
+      expect(await page.getByLabel('Amount from').inputValue()).toBe('20');
+
+      // The export, downloaded by the browser, holds the rows shown, and those the API lists.
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toMatch(/^payment-requests-.*\.csv$/);
+      const lines = readFileSync(await download.path(), 'utf8')
+        .trim()
+        .split('\r\n');
+      expect(lines[0]).toMatch(/^paymentRequestId,/);
+      const exported = lines.slice(1).map((line) => Number(line.split(',')[0]));
+      expect(exported).toEqual(await listedIds(page));
+      const api = await gw.call('GET', '/payment-requests?status=paid&currency=EUR&amountFrom=20', {
+        apiKey: m.apiKey,
+      });
+      expect(exported).toEqual(api.body.data.map((r: { paymentRequestId: number }) => r.paymentRequestId));
+      await page.getByText(/^Downloaded payment-requests-/).waitFor();
+      await page.context().close();
+    },
+    SLOW,
+  );
+
+  it(
+    'pages through the list, narrows it to a day range, and lists payment attempts with the same filters',
+    async () => {
+      const m = await gw.merchant();
+      const ids = [];
+      for (let i = 0; i < 21; i++) ids.unshift(await createRequest(gw, m, 5 + i));
+      const page = await openPanel(browser, gw);
+      await signIn(page, m);
+      await page.locator('caption').waitFor();
+      expect(await listedIds(page)).toEqual(ids.slice(0, 20));
+      await page.getByRole('link', { name: 'Next page' }).click();
+      await page.locator('caption', { hasText: 'later page' }).waitFor();
+      expect(await listedIds(page)).toEqual(ids.slice(20));
+      await page.getByRole('link', { name: 'First page' }).click();
+      await page.locator('caption', { hasText: /newest first$/ }).waitFor();
+
+      // A day range, in the reader's days: the day they were made lists them, the day before nothing.
+      const created = new Date(
+        (await gw.call('GET', `/payment-requests/${ids[0]}`, { apiKey: m.apiKey })).body.createDate,
+      );
+      const day = (date: Date) =>
+        `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+      const before = day(new Date(created.getFullYear(), created.getMonth(), created.getDate() - 1));
+      await page.getByLabel('Created from').fill(day(created));
+      await page.getByLabel('Created to').fill(day(created));
+      await applyFilters(page, 'Payment requests, filtered');
+      expect(await listedIds(page)).toEqual(ids.slice(0, 20));
+      await page.getByLabel('Created from').fill(before);
+      await page.getByLabel('Created to').fill(before);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.getByText('Nothing matches these filters.').waitFor();
+
+      const request = await paid(m, 33);
+      await page.goto(`${panelUrl(gw)}#/payments/attempts?status=succeeded`);
+      await page.getByRole('heading', { name: 'Payments', exact: true }).waitFor();
+      await page.locator('caption', { hasText: 'Payments, filtered' }).waitFor();
+      expect(await page.locator('#results tbody tr').count()).toBe(1);
+      await page.getByRole('cell', { name: String(request), exact: true }).waitFor();
+      await page.context().close();
+    },
+    SLOW,
+  );
+});
+
+describe('payment request detail', () => {
+  it(
+    "shows a paid request's timeline: created, its state changes and its notification attempt, in order",
+    async () => {
+      const receiver = await startReceiver();
+      try {
+        const m = await gw.merchant();
+        await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: `${receiver.url}/hooks` } });
+        const id = await paid(m, 30);
+        for (let pass = 0; pass < 10 && (await gw.runJobs()) > 0; pass += 1);
+        expect(receiver.received.length).toBeGreaterThan(0);
+
+        const page = await openPanel(browser, gw, true);
+        await signIn(page, m);
+        await page.getByRole('link', { name: String(id), exact: true }).click();
+        const timeline = page.getByRole('region', { name: 'Timeline' });
+        await timeline.waitFor();
+        const items = await timeline.getByRole('listitem').allTextContents();
+        expect(items[0]).toContain('Created');
+        const succeeded = items.findIndex((text) => text.includes('State change: payment.succeeded'));
+        const attempt = items.findIndex((text) => text.includes('Notification attempt delivered'));
+        expect(succeeded).toBeGreaterThan(0);
+        expect(attempt).toBeGreaterThan(succeeded);
+        expect(items[attempt]).toContain(`${receiver.url}/hooks answered HTTP 200`);
+        // Every entry has its time, oldest first.
+        const times = await timeline
+          .locator('time')
+          .evaluateAll((els) => els.map((el) => el.getAttribute('datetime')!));
+        expect(times).toHaveLength(items.length);
+        expect([...times].sort()).toEqual(times);
+        expect(await axe(page)).toEqual([]);
+        await page.screenshot({ path: `${SCREENSHOTS}/panel-payments-2-timeline.png`, fullPage: true });
+        await page.context().close();
+      } finally {
+        await receiver.close();
+      }
+    },
+    SLOW,
+  );
+});
