@@ -346,11 +346,14 @@ describe('OpenAPI', () => {
     expect(h2h.responses['402'].content['application/problem+json']).toBeDefined();
     expect(h2h.responses['502']).toBeDefined();
     expect(h2h.security).toEqual([{ ApiKey: [] }, { CheckoutToken: [] }]);
-    // The three body variants, each with its own required fields.
+    // The spec's three body variants, each with its own required fields, and the UPI intent (no upiId needed).
     const variants = h2h.requestBody.content['application/json'].schema.anyOf;
     expect(
-      variants.map((v: { required: string[] }) => ['number', 'token', 'upiId'].find((f) => v.required.includes(f))),
-    ).toEqual(['number', 'token', 'upiId']);
+      variants.map((v: { required: string[] }) =>
+        ['number', 'token', 'upiId', 'upiFlow'].find((f) => v.required.includes(f)),
+      ),
+    ).toEqual(['number', 'token', 'upiId', 'upiFlow']);
+    expect(variants[3].required).not.toContain('upiId');
   });
 });
 
