@@ -3,9 +3,8 @@
  * marker, key rotation used by HTTP from the test, the exposed-key banner, a settings change, the
  * developers area, sign-out and expiry, and axe-core. Screenshots go to .tmp/screenshots/panel-*.png.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markKeyExposed } from '../../src/modules/api-keys/index.js';
 import { freePort, launchChromium } from '../helpers/browser.js';
@@ -14,6 +13,7 @@ import { ROOT } from '../helpers/processes.js';
 import { startReceiver } from '../notifications/receiver.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
 import { teammate } from './fixtures.js';
+import { axe, openPanel as openPage, signIn } from './panel-page.js';
 
 const SCREENSHOTS = `${ROOT}/.tmp/screenshots`;
 const SLOW = 60_000;
@@ -32,33 +32,8 @@ afterAll(async () => {
   await gw?.close();
 });
 
-/** A fresh browser profile on the panel; `forAxe`: axe-core is injected inline, which the panel's CSP rightly refuses. */
-async function openPanel(forAxe = false): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1024, height: 800 }, bypassCSP: forAxe });
-  const page = await context.newPage();
-  // Confirmations (rotate, refund…) are accepted: the test is the user saying yes.
-  page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(`${gw.url.replace('127.0.0.1', 'localhost')}/panel/`);
-  return page;
-}
-
-async function signIn(page: Page, m: TestMerchant, password = m.password): Promise<void> {
-  await page.getByLabel('Email').fill(m.email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
+const openPanel = (forAxe = false) => openPage(browser, gw, forAxe);
 const ping = async (apiKey: string) => (await gw.call('GET', '/ping', { apiKey })).status;
-
-async function axe(page: Page): Promise<Array<{ id: string; impact: string }>> {
-  const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  await page.addScriptTag({ content: source });
-  const violations = await page.evaluate(async () => {
-    const run = (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run();
-    return (await run).violations.map((v) => ({ id: v.id as string, impact: v.impact as string }));
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 describe('signing in', () => {
   it(

@@ -1,6 +1,7 @@
 import './style.css';
 import { ApiError, call, canChange, panel, setMode, type Mode, type Session } from './api.js';
 import { renderAudit } from './audit.js';
+import { renderDashboard } from './dashboard.js';
 import { renderDevelopers } from './developers.js';
 import { listKeys, renderKeys, rotateKey } from './keys.js';
 import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
@@ -18,6 +19,7 @@ let session: Session | null = null;
 let justCreated: { mode: Mode; key: string } | undefined;
 
 const PAGES: Array<{ hash: string; title: string }> = [
+  { hash: '#/dashboard', title: 'Dashboard' },
   { hash: '#/payments', title: 'Payments' },
   { hash: '#/keys', title: 'API keys' },
   { hash: '#/settings', title: 'Settings' },
@@ -68,6 +70,7 @@ async function render(): Promise<void> {
     } else if (page.hash === '#/settings') await renderSettings(content, current);
     else if (page.hash === '#/developers') await renderDevelopers(content, current);
     else if (page.hash === '#/audit') await renderAudit(content);
+    else if (page.hash === '#/dashboard') await renderDashboard(content);
     else await renderPaymentRequests(content);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return;
