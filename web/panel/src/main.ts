@@ -3,6 +3,8 @@ import { ApiError, call, canChange, panel, setMode, type Mode, type Session } fr
 import { renderAccept } from './accept.js';
 import { renderAudit } from './audit.js';
 import { renderCustomers } from './customers.js';
+
+import { renderDashboard } from './dashboard.js';
 import { renderDevelopers } from './developers.js';
 import { listKeys, renderKeys, rotateKey } from './keys.js';
 import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
@@ -21,6 +23,7 @@ let session: Session | null = null;
 let justCreated: { mode: Mode; key: string } | undefined;
 
 const PAGES: Array<{ hash: string; title: string }> = [
+  { hash: '#/dashboard', title: 'Dashboard' },
   { hash: '#/payments', title: 'Payments' },
   { hash: '#/customers', title: 'Customers' },
   { hash: '#/keys', title: 'API keys' },
@@ -75,6 +78,7 @@ async function render(): Promise<void> {
     else if (page.hash === '#/developers') await renderDevelopers(content, current);
     else if (page.hash === '#/audit') await renderAudit(content);
     else if (page.hash === '#/team') await renderTeam(content, current);
+    else if (page.hash === '#/dashboard') await renderDashboard(content);
     else await renderPaymentRequests(content);
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return;

@@ -1,0 +1,106 @@
+/**
+ * Every page of the control panel's navigation, as found in the page (so pages added later are covered
+ * too): a full-page screenshot kept in test-artifacts/panel/<page>.png, and no serious or critical
+ * axe-core violation. The dashboard's charts and their text alternative match the reporting API.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, launchChromium } from '../helpers/browser.js';
+import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { ROOT } from '../helpers/processes.js';
+import { CARDS, card, createRequest } from '../payments/fixtures.js';
+import { axe, openPanel, signIn } from './panel-browser.js';
+
+const ARTIFACTS = `${ROOT}/test-artifacts/panel`;
+let gw: TestGateway;
+let browser: Browser;
+let m: TestMerchant;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const port = await freePort();
+  gw = await startTestGateway({ env: { PORT: String(port), PUBLIC_URL: `http://localhost:${port}` } });
+  m = await gw.merchant();
+  // Some sandbox payments so that no page is empty: two approved, one declined.
+  for (const [amount, pan] of [
+    [40, CARDS.visa],
+    [25, CARDS.mastercard],
+    [10, CARDS.insufficientFunds],
+  ] as const) {
+    const id = await createRequest(gw, m, amount);
+    await gw.call('POST', `/payments/creditCard/acme/${id}`, { apiKey: m.apiKey, body: card(pan) });
+  }
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+/** Follows a navigation link and waits for its page's heading. */
+async function visit(page: Page, hash: string): Promise<void> {
+  await page.locator(`nav a[href="${hash}"]`).click();
+  await page.locator(`nav a[href="${hash}"][aria-current="page"]`).waitFor();
+  await page.locator('#content h1').waitFor();
+}
+
+describe('every page of the navigation', () => {
+  it('has a screenshot and no serious accessibility violation', { timeout: 180_000 }, async () => {
+    const page = await openPanel(browser, gw, true);
+    await signIn(page, m);
+    await page.locator('nav a').first().waitFor();
+    const hashes = await page.locator('nav a').evaluateAll((links) => links.map((a) => a.getAttribute('href')!));
+    expect(hashes).toContain('#/dashboard');
+    expect(hashes[0]).toBe('#/dashboard');
+    for (const hash of hashes) {
+      await visit(page, hash);
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: `${ARTIFACTS}/${hash.replace(/^#\//, '')}.png`, fullPage: true });
+      expect({ hash, violations: await axe(page) }).toEqual({ hash, violations: [] });
+    }
+  });
+});
+
+describe('the dashboard', () => {
+  it('draws the charts and gives their numbers as text, as the API counts them', { timeout: 120_000 }, async () => {
+    const report = (await gw.call('GET', '/reports/dashboard', { apiKey: m.apiKey })).body as {
+      days: Array<{ count: number; approved: number; declined: number }>;
+      topDeclineReasons: Array<{ declineCode: string; count: number }>;
+    };
+    const sum = (pick: (d: { count: number; approved: number; declined: number }) => number) =>
+      report.days.reduce((total, d) => total + pick(d), 0);
+    expect(sum((d) => d.count)).toBe(3);
+    expect(report.topDeclineReasons).toHaveLength(1);
+
+    const page = await openPanel(browser, gw);
+    await signIn(page, m);
+    await visit(page, '#/dashboard');
+    const figure = (name: string) => page.locator(`#dashboard-totals [data-figure="${name}"]`).innerText();
+    expect(await figure('count')).toBe(String(sum((d) => d.count)));
+    expect(await figure('approved')).toBe(String(sum((d) => d.approved)));
+    expect(await figure('declined')).toBe(String(sum((d) => d.declined)));
+    expect(await figure('rate')).toBe(`${((sum((d) => d.approved) / 3) * 100).toFixed(1)} %`);
+    // The two uPlot charts are drawn, each with a summary for screen readers.
+    expect(await page.locator('.chart[role="img"] canvas').count()).toBe(2);
+    expect(await page.getByRole('img', { name: /^Payments per day: 3 in 30 days/ }).count()).toBe(1);
+
+    // The text alternative: each chart's numbers as a table behind "Show the numbers".
+    for (const summary of await page.locator('details summary').all()) await summary.click();
+    const perDay = page.getByRole('table', { name: 'Payments per day' });
+    const dayCounts = await perDay.locator('tbody tr td:nth-child(2)').allInnerTexts();
+    expect(dayCounts.map(Number).reduce((a, b) => a + b, 0)).toBe(3);
+    const declines = page.getByRole('table', { name: /^Top decline reasons/ });
+    expect(await declines.locator('tbody tr td:first-child').allInnerTexts()).toEqual(
+      report.topDeclineReasons.map((r) => r.declineCode),
+    );
+    expect(await declines.locator('tbody tr td:last-child').allInnerTexts()).toEqual(
+      report.topDeclineReasons.map((r) => String(r.count)),
+    );
+
+    await page.getByRole('radio', { name: 'Last 7 days' }).check();
+    await page.getByText(/^Test payments, .* \(UTC days\)\.$/).waitFor();
+    await page.getByRole('img', { name: /^Payments per day: 3 in 7 days/ }).waitFor();
+  });
+});
