@@ -32,6 +32,8 @@ const PAGES: Array<{ hash: string; title: string }> = [
   { hash: '#/audit', title: 'Audit log' },
   { hash: '#/team', title: 'Team' },
 ];
+/** Where sign-in lands: the payment requests, what a merchant looks for first. */
+const LANDING = PAGES.find((p) => p.hash === '#/payments')!;
 
 /** The pages this user's role may open: the audit log is the owners'. */
 const pagesOf = (current: Session) => PAGES.filter((p) => p.hash !== '#/audit' || current.user.role === 'owner');
@@ -49,7 +51,7 @@ function signIn(notice?: string): void {
     (started) => {
       session = started;
       panel.csrf = started.csrfToken;
-      if (!location.hash) location.hash = '#/payments';
+      if (!location.hash) location.hash = LANDING.hash;
       void render();
     },
     notice,
@@ -63,8 +65,9 @@ async function render(): Promise<void> {
   const banner = h('div', { class: 'banners' });
   replaceContent(root, shell(current), banner, content);
   void exposedKeyBanner(banner, current);
-  const hash = location.hash || '#/payments';
-  const page = pagesOf(current).find((p) => hash.startsWith(p.hash)) ?? PAGES[0];
+  const hash = location.hash || LANDING.hash;
+  // An address the panel does not know (or a page this role may not open) shows the landing page.
+  const page = pagesOf(current).find((p) => hash.startsWith(p.hash)) ?? LANDING;
   document.title = `${page.title} · ${panel.mode === 'test' ? 'Test mode · ' : ''}Control panel`;
   try {
     const detail = /^#\/payments\/(\d+)$/.exec(hash);
@@ -109,7 +112,7 @@ function shell(current: Session): HTMLElement {
       signIn('You are signed out.');
     }
   });
-  const hash = location.hash || '#/payments';
+  const hash = location.hash || LANDING.hash;
   return h(
     'header',
     { class: `top ${panel.mode}` },
@@ -172,7 +175,7 @@ function accept(): Promise<Session> {
   document.title = 'Join your team · Control panel';
   return new Promise((resolve) =>
     renderAccept(root, (started) => {
-      history.replaceState(null, '', '#/payments');
+      history.replaceState(null, '', LANDING.hash);
       resolve(started);
     }),
   );
