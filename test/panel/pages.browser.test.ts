@@ -41,8 +41,8 @@ afterAll(async () => {
 
 /** Follows a navigation link and waits for its page's heading. */
 async function visit(page: Page, hash: string): Promise<void> {
-  await page.locator(`nav a[href="${hash}"]`).click();
-  await page.locator(`nav a[href="${hash}"][aria-current="page"]`).waitFor();
+  await page.locator(`nav[aria-label="Sections"] a[href="${hash}"]`).click();
+  await page.locator(`nav[aria-label="Sections"] a[href="${hash}"][aria-current="page"]`).waitFor();
   await page.locator('#content h1').waitFor();
 }
 
@@ -50,8 +50,10 @@ describe('every page of the navigation', () => {
   it('has a screenshot and no serious accessibility violation', { timeout: 180_000 }, async () => {
     const page = await openPanel(browser, gw, true);
     await signIn(page, m);
-    await page.locator('nav a').first().waitFor();
-    const hashes = await page.locator('nav a').evaluateAll((links) => links.map((a) => a.getAttribute('href')!));
+    await page.locator('nav[aria-label="Sections"] a').first().waitFor();
+    const hashes = await page
+      .locator('nav[aria-label="Sections"] a')
+      .evaluateAll((links) => links.map((a) => a.getAttribute('href')!));
     expect(hashes).toContain('#/dashboard');
     expect(hashes[0]).toBe('#/dashboard');
     for (const hash of hashes) {
