@@ -65,6 +65,26 @@ describe('every page of the navigation', () => {
   });
 });
 
+describe('on a phone', () => {
+  it('no page scrolls sideways: wide tables scroll within themselves', { timeout: 180_000 }, async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(`${gw.config.publicUrl}/panel/`);
+    await signIn(page, m);
+    const sections = page.locator('nav[aria-label="Sections"] a');
+    await sections.first().waitFor();
+    for (const hash of await sections.evaluateAll((links) => links.map((a) => a.getAttribute('href')!))) {
+      await visit(page, hash);
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: `${ARTIFACTS}/${hash.replace(/^#\//, '')}-phone.png`, fullPage: true });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect({ hash, overflow }).toEqual({ hash, overflow: 0 });
+    }
+    await context.close();
+  });
+});
+
 describe('the dashboard', () => {
   it('draws the charts and gives their numbers as text, as the API counts them', { timeout: 120_000 }, async () => {
     const report = (await gw.call('GET', '/reports/dashboard', { apiKey: m.apiKey })).body as {
