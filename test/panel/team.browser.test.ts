@@ -11,7 +11,7 @@ import { startTestGateway, type TestGateway, type TestMerchant } from '../helper
 import { startSmtpServer } from '../notifications/smtp.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
 import { invitationLink } from '../team/fixtures.js';
-import { axe } from './panel-browser.js';
+import { axe, signIn } from './panel-browser.js';
 
 const SLOW = 90_000;
 let gw: TestGateway;
@@ -57,9 +57,7 @@ describe('the team page', () => {
       const m = await gw.merchant();
       const requestId = await paidRequest(m);
       const owner = await openPage(`${gw.config.publicUrl}/panel/`);
-      await owner.getByLabel('Email').fill(m.email);
-      await owner.getByLabel('Password').fill(m.password);
-      await owner.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(owner, m);
       await owner.getByRole('link', { name: String(requestId), exact: true }).click();
       // The owner may refund: the button the viewer must not have.
       await owner.getByRole('button', { name: 'Refund' }).waitFor();
@@ -124,9 +122,7 @@ describe('the team page', () => {
     async () => {
       const m = await gw.merchant();
       const owner = await openPage(`${gw.config.publicUrl}/panel/`, true);
-      await owner.getByLabel('Email').fill(m.email);
-      await owner.getByLabel('Password').fill(m.password);
-      await owner.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(owner, m);
       await owner.getByRole('link', { name: 'Team' }).click();
       await owner.getByRole('heading', { name: 'Team', exact: true }).waitFor();
       const email = `developer-${Date.now()}@example.com`;
