@@ -18,7 +18,19 @@ function blockEventLoop(ms: number): void {
   }
 }
 
-// The overdue sample runs right after the block, before the next request is read, and holds for 200 ms.
+/**
+ * The first 503 within 600 ms of a lag (three samples of 200 ms). The guard reads the event-loop delay
+ * histogram on its own timer: after a long block that timer may run before the histogram has recorded
+ * the block, and then the guard sees the lag one sample later, not at once.
+ */
+async function answerWhileLagging(path: string, apiKey?: string) {
+  const until = Date.now() + 600;
+  for (;;) {
+    const res = await gw.call('GET', path, apiKey ? { apiKey } : {});
+    if (res.status === 503 || Date.now() > until) return res;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the event loop lags, probes included, then serves again', async () => {
   const m = await gw.merchant();
@@ -26,13 +38,13 @@ it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the event loop lags, 
   expect((await gw.call('GET', '/ping', { apiKey: m.apiKey })).status).toBe(200);
 
   blockEventLoop(2000);
-  const refused = await gw.call('GET', '/ping', { apiKey: m.apiKey });
+  const refused = await answerWhileLagging('/ping', m.apiKey);
   expectErrorGuide(refused, 'SERVICE_UNAVAILABLE');
   expect(refused.headers.get('retry-after')).toBe('5');
   expect(refused.headers.get('x-request-id')).toMatch(/^req_/);
   for (const probe of ['/healthz', '/readyz']) {
     blockEventLoop(2000);
-    expect((await gw.call('GET', probe)).status, probe).toBe(503);
+    expect((await answerWhileLagging(probe)).status, probe).toBe(503);
   }
 
   let status = 503;
