@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listenEnvFor } from './database.js';
 
 /** The project root: spawned commands run exactly as a user would run them there. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -98,7 +99,9 @@ export interface GatewayProcess {
 export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: ROOT,
-    env: processEnv(env),
+    // Behind the suite's PgBouncer, configured as production would be: LISTEN (and, with it, prepared
+    // statements off) on the server itself.
+    env: processEnv({ ...listenEnvFor(env.DATABASE_URL), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
