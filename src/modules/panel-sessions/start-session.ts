@@ -21,7 +21,14 @@ export async function startPanelSession(
   ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
   input: { email: string; password: string },
 ): Promise<StartedSession> {
-  const user = await checkCredentials(ctx, input);
+  return openPanelSession(ctx, await checkCredentials(ctx, input));
+}
+
+/** A new session for a user whose credentials were just established (sign-in, or an accepted invitation). */
+export async function openPanelSession(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
+  user: { userId: number; merchantId: number; email: string; role: UserRole },
+): Promise<StartedSession> {
   const now = ctx.clock.now();
   await deleteExpiredSessions(ctx.db, user.userId, now);
   const { token, hash } = generateSessionToken();

@@ -36,5 +36,5 @@ export async function acceptInvitation(ctx: DbContext, input: { token: string; p
     throw error;
   });
   await markAccepted(ctx.db, invitation.id, now);
-  return { userId, email: invitation.email, role: invitation.role };
+  return { userId, merchantId: invitation.merchant_id, email: invitation.email, role: invitation.role };
 }

@@ -3,7 +3,7 @@ import { inTransaction, type App, type AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import type { PanelSession } from '../../http/actors.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
-import { PanelSessionView, sessionAnswer, startPanelSession } from '../panel-sessions/index.js';
+import { PanelSessionView, sessionAnswer, openPanelSession } from '../panel-sessions/index.js';
 import { acceptInvitation } from './accept-invitation.js';
 import { changeRole } from './change-role.js';
 import { inviteTeammate } from './invite-teammate.js';
@@ -139,8 +139,10 @@ export function teamRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       // Like the sign-in: no acceptance from another site's page (it would sign the browser in).
       assertSameOrigin(request, ctx.config);
-      const accepted = await inTransaction(ctx, (trx) => acceptInvitation(trx, request.body));
-      const started = await startPanelSession(ctx, { email: accepted.email, password: request.body.password });
+      // The password was just hashed: the new member is signed in without checking it again (argon2 twice).
+      const started = await inTransaction(ctx, async (trx) =>
+        openPanelSession({ ...trx, secrets: ctx.secrets }, await acceptInvitation(trx, request.body)),
+      );
       return sessionAnswer(ctx, reply, started);
     },
   );
