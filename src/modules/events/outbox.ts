@@ -16,6 +16,7 @@ export interface EventRow<T extends EventType> {
  * The one outbox insert (transactional outbox: written in the statement or transaction of the state
  * change it announces, so an event exists exactly when the change committed; delivery is separate).
  * With `from`, one event per row of that CTE; with no `type`, none (the event depends on the outcome).
+ * Whether there is one is in the text, not a parameter, so a prepared statement's generic plan stays tight.
  */
 export function insertEvent<T extends EventType, DB extends Database>(
   qc: QueryCreator<DB>,
@@ -27,7 +28,7 @@ export function insertEvent<T extends EventType, DB extends Database>(
     typeof v === 'object' && v !== null && 'toOperationNode' in v ? (v as Expression<unknown>) : sql.val(v);
   const select = sql`select ${value(row.merchantId)}::bigint, ${value(row.livemode)}::boolean, ${sql.val(type ?? '')}::text,
     ${value(row.objectId)}::bigint, ${JSON.stringify(row.payload)}::jsonb, ${row.createdAt}::timestamptz${fromClause(from)}
-    ${from?.where === undefined ? sql`where` : sql`and`} ${type !== undefined}`;
+    ${from?.where === undefined ? sql`where` : sql`and`} ${sql.raw(String(type !== undefined))}`;
   // A CTE's creator knows more tables than Database; the insert needs only its own.
   return (qc as unknown as QueryCreator<Database>)
     .insertInto('outbox_events')
