@@ -20,6 +20,8 @@ export interface LoadResult {
   perSecond: number;
   p50: number;
   p99: number;
+  /** Mean latency (ms, fractional: autocannon's percentiles are whole milliseconds). */
+  mean: number;
   ok: number;
   /** Non-2xx answers, transport errors, time-outs and unwanted 2xx answers. */
   errors: number;
@@ -66,6 +68,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           perSecond: ok / seconds,
           p50: result.latency.p50,
           p99: result.latency.p99,
+          mean: result.latency.mean,
           ok,
           errors: result.non2xx + result.errors + result.timeouts + unwanted,
           seconds,

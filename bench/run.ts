@@ -179,6 +179,17 @@ async function meteredLoad(
   return result;
 }
 
+/** The gateway's processor calls so far: their count and total seconds (svc_processor_request_duration_seconds). */
+async function processorCallSeconds(gatewayUrl: string): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  const total = (suffix: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(`svc_processor_request_duration_seconds_${suffix}{`))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  return { count: total('count'), sum: total('sum') };
+}
+
 async function runGatewayRound(
   store: Store,
   profileDir: string | undefined,
@@ -257,13 +268,14 @@ async function runGatewayRound(
       supply: number,
       body = h2hCardBody(),
       gatewayPids: number | number[] = gateway.process.pid!,
+      connections = CONNECTIONS,
     ) => {
       const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
       let next = 0;
       return meteredLoad(
         {
           url: gatewayUrl,
-          connections: CONNECTIONS,
+          connections,
           durationSeconds: seconds,
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
@@ -287,12 +299,20 @@ async function runGatewayRound(
     const payments = await pay(DURATION, supply);
     log(`    ${Math.round(payments.perSecond)}/s; CPU ms per payment: ${cpuByProcess(payments)}`);
     if (SOAK) return { payments, scenarios: [], soak: await soak(payments.perSecond) };
+    // The gateway's own time per payment: payments one at a time (one connection, so no queueing),
+    // against the time the gateway's processor calls took meanwhile (its /metrics histogram).
+    log(`  ${store.kind}: payments one at a time`);
+    const processorBefore = await processorCallSeconds(gatewayUrl);
+    const single = await pay(DURATION, Math.ceil(DURATION * 1500), h2hCardBody(), gateway.process.pid!, 1);
+    const processorAfter = await processorCallSeconds(gatewayUrl);
+    const processorMs =
+      ((processorAfter.sum - processorBefore.sum) / Math.max(1, processorAfter.count - processorBefore.count)) * 1000;
+    log(`    mean ${single.mean.toFixed(2)} ms, of which the processor call ${processorMs.toFixed(2)} ms`);
     // The same payments, each with a notifyUrl on a receiver that accepts and never answers: its
     // deliveries hang for their whole time-out, which must not reach the payments' latency.
     log(`  ${store.kind}: ${DURATION} s of the same payments notifying a black-hole receiver`);
     const notifying = await pay(DURATION, supply, h2hCardBody({ notifyUrl: blackHole.url }));
     const held = blackHole.connections();
-    const succeededInDb = await store.countSucceeded?.();
 
     // Authenticated GET /ping, with the key cache (this gateway), then without it (restarted with
     // API_KEY_CACHE=false: every call reads its key from the database, as before the cache).
@@ -376,10 +396,18 @@ async function runGatewayRound(
         },
       );
     }
+    // Read after every payment scenario of the round, which all ran on this database.
+    const succeededInDb = await store.countSucceeded?.();
     return {
       payments,
       scenarios: [
         { name: 'Approved card payments (as above)', result: payments, payments: true },
+        {
+          name: 'The same, one at a time (1 connection)',
+          result: single,
+          payments: true,
+          note: `mean ${single.mean.toFixed(2)} ms, of which the processor call ${processorMs.toFixed(2)} ms: the gateway's own ${(single.mean - processorMs).toFixed(2)} ms`,
+        },
         {
           name: 'The same, each with a notifyUrl on a receiver that never answers',
           result: notifying,
