@@ -303,7 +303,7 @@ async function runGatewayRound(
     // against the time the gateway's processor calls took meanwhile (its /metrics histogram).
     log(`  ${store.kind}: payments one at a time`);
     const processorBefore = await processorCallSeconds(gatewayUrl);
-    const single = await pay(DURATION, Math.ceil(DURATION * 1500), h2hCardBody(), gateway.process.pid!, 1);
+    const single = await pay(DURATION, Math.ceil(DURATION * 1500), h2hCardBody(), gateway.process.pid, 1);
     const processorAfter = await processorCallSeconds(gatewayUrl);
     const processorMs =
       ((processorAfter.sum - processorBefore.sum) / Math.max(1, processorAfter.count - processorBefore.count)) * 1000;
