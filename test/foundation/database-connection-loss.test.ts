@@ -1,47 +1,28 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { beforeAll, expect, it } from 'vitest';
+import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { useGateway } from '../helpers/gateway.js';
 
 // A PostgreSQL server that drops the gateway's connections (an immediate shutdown, a failover, an
 // operator's pg_terminate_backend) while a query is running on one of them. The gateway must answer
 // that request with an error and go on serving: the lost connection must not end the process. Needs
 // a real PostgreSQL server on both passes: scripts/test.sh exports TEST_POSTGRES_SERVER.
-const server = process.env.TEST_POSTGRES_SERVER;
-const database = `t_${randomBytes(6).toString('hex')}`;
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>, url = server!): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const databaseUrl = () => {
-  if (!server)
-    throw new Error('TEST_POSTGRES_SERVER is not set: run scripts/test.sh, or set it to a PostgreSQL admin URL');
-  const url = new URL(server);
-  url.pathname = `/${database}`;
-  return url.toString();
-};
+let databaseUrl: string;
+let database: string;
 
 // Registered before the gateway's own start hook, so the database exists when it starts.
 beforeAll(async () => {
-  const url = databaseUrl();
-  await admin((client) => client.query(`create database ${database}`));
-  return url;
+  databaseUrl = await freshPostgresDatabaseUrl();
+  database = new URL(databaseUrl).pathname.slice(1);
 });
-const gw = useGateway(() => ({ env: { DATABASE_URL: databaseUrl() } }));
+const gw = useGateway(() => ({ env: { DATABASE_URL: databaseUrl } }));
 
 it('a connection lost in the middle of a query fails that request and nothing else', async () => {
   const m = await gw.merchant();
   const body = { name: 'Ada Lovelace', email: 'ada@example.com' };
 
   // Hold the customers table so the gateway's insert waits on a checked-out connection, then cut it.
-  const holder = new pg.Client({ connectionString: databaseUrl() });
+  const holder = new pg.Client({ connectionString: databaseUrl });
   await holder.connect();
   await holder.query('begin; lock table customers in access exclusive mode');
   const waiting = gw.call('POST', '/customers', { apiKey: m.apiKey, body });

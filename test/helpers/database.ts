@@ -7,16 +7,30 @@ import { randomBytes } from 'node:crypto';
  */
 export async function freshDatabaseUrl(): Promise<string | undefined> {
   const admin = process.env.TEST_DATABASE_URL;
-  if (!admin) return undefined;
+  return admin ? createDatabase(admin) : undefined;
+}
+
+/**
+ * A fresh database on the real PostgreSQL server, for the tests that need one on every pass, PGlite's
+ * included (scripts/test.sh exports TEST_POSTGRES_SERVER, the server itself, never the PgBouncer).
+ */
+export async function freshPostgresDatabaseUrl(): Promise<string> {
+  const server = process.env.TEST_POSTGRES_SERVER;
+  if (!server)
+    throw new Error('TEST_POSTGRES_SERVER is not set: run scripts/test.sh, or set it to a PostgreSQL admin URL');
+  return createDatabase(server);
+}
+
+async function createDatabase(adminUrl: string): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     await client.query(`create database ${name}`);
   } finally {
     await client.end();
   }
-  const url = new URL(admin);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, card, createRequest } from './fixtures.js';
 
@@ -11,20 +11,12 @@ import { CARDS, card, createRequest } from './fixtures.js';
 // worst case, and what PostgreSQL chose on its own in the bench), then pays; the payments table must
 // be read through its primary key only.
 // Needs a real PostgreSQL server on both passes: scripts/test.sh exports TEST_POSTGRES_SERVER.
-const server = process.env.TEST_POSTGRES_SERVER;
 let gw: TestGateway;
 let m: TestMerchant;
 let stats: pg.Client;
 
 beforeAll(async () => {
-  if (!server)
-    throw new Error('TEST_POSTGRES_SERVER is not set: run scripts/test.sh, or set it to a PostgreSQL admin URL');
-  const database = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${database}`).finally(() => admin.end());
-  const url = new URL(server);
-  url.pathname = `/${database}`;
+  const url = new URL(await freshPostgresDatabaseUrl());
   stats = new pg.Client({ connectionString: url.toString() });
   await stats.connect();
   url.searchParams.set('options', '-c plan_cache_mode=force_generic_plan');

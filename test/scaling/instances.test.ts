@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
 
@@ -9,22 +8,13 @@ import { CARDS, card, createRequest } from '../payments/fixtures.js';
 // first instance's built-in sandbox, which the second reaches as an external one): the durable
 // follow-ups — a delayed capture, a reconciliation — run once, whichever instance runs its jobs.
 // Needs a real PostgreSQL server on both passes: scripts/test.sh exports TEST_POSTGRES_SERVER.
-const server = process.env.TEST_POSTGRES_SERVER;
 const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
 let a: TestGateway;
 let b: TestGateway;
 let m: TestMerchant;
 
 beforeAll(async () => {
-  if (!server)
-    throw new Error('TEST_POSTGRES_SERVER is not set: run scripts/test.sh, or set it to a PostgreSQL admin URL');
-  const database = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${database}`).finally(() => admin.end());
-  const url = new URL(server);
-  url.pathname = `/${database}`;
-  const env = { DATABASE_URL: url.toString(), PROCESSOR_TIMEOUT_MS: '300' };
+  const env = { DATABASE_URL: await freshPostgresDatabaseUrl(), PROCESSOR_TIMEOUT_MS: '300' };
   a = await startTestGateway({ env, clock });
   b = await startTestGateway({ env: { ...env, SANDBOX_URL: a.gateway.sandbox!.url }, clock });
   m = await a.merchant();

@@ -1,27 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 import { CARDS, h2hCard } from '../payments/fixtures.js';
 
 // `WORKERS=2 npm start`: two worker processes behind one port (Node's cluster module) on one
 // PostgreSQL, which is how any number of instances run. Needs a real PostgreSQL server on both
 // passes: scripts/test.sh exports TEST_POSTGRES_SERVER.
-const server = process.env.TEST_POSTGRES_SERVER;
-const database = `t_${randomBytes(6).toString('hex')}`;
 let gateway: GatewayProcess;
 let apiKey: string;
+let databaseUrl: string;
 
-function databaseUrl(): string {
-  if (!server)
-    throw new Error('TEST_POSTGRES_SERVER is not set: run scripts/test.sh, or set it to a PostgreSQL admin URL');
-  const url = new URL(server);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-async function sql<T>(query: string, url = databaseUrl()): Promise<T[]> {
+async function sql<T>(query: string, url = databaseUrl): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -73,8 +64,8 @@ const servingPids = () =>
 
 beforeAll(async () => {
   buildOnce();
-  await sql(`create database ${database}`, server);
-  gateway = await startGatewayProcess({ WORKERS: '2', PORT: '0', DATABASE_URL: databaseUrl() });
+  databaseUrl = await freshPostgresDatabaseUrl();
+  gateway = await startGatewayProcess({ WORKERS: '2', PORT: '0', DATABASE_URL: databaseUrl });
   apiKey = gateway.banner.demo!.apiKey;
 });
 afterAll(async () => {
