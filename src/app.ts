@@ -119,6 +119,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
   app.addHook('onClose', () => ctx.processors.close());
   app.addHook('onClose', async () => ctx.metrics.close());
+  const stopCountingPayments = payments.watchStatusChanges((change) =>
+    ctx.metrics.countPayment(change.status, change.processor, change.livemode),
+  );
+  app.addHook('onClose', async () => stopCountingPayments());
   app.addHook('onClose', () => notificationWorker.close());
   app.decorate('ctx', ctx);
 

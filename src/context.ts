@@ -11,6 +11,7 @@ import type { CallbackHandlers } from './modules/callbacks/dispatch.js';
 import type { Vault } from './modules/cards/vault.js';
 import type { Metrics } from './modules/metrics/registry.js';
 import type { ProcessorRegistry } from './processors/registry.js';
+import { runTransaction } from './storage/after-commit.js';
 import type { Db, Storage } from './storage/db.js';
 import type { Secrets } from './storage/secrets.js';
 
@@ -60,7 +61,10 @@ export interface AppContext {
 /** The slice of the context most actions need: a db handle (or the caller's transaction) and the clock. */
 export type DbContext = Pick<AppContext, 'db' | 'clock'>;
 
-/** Runs `work` in one transaction with the context's db replaced by it: the caller owns the transaction. */
+/**
+ * Runs `work` in one transaction with the context's db replaced by it: the caller owns the transaction.
+ * What `work` registers with `afterCommit` (storage/after-commit.ts) runs once it has committed.
+ */
 export function inTransaction<C extends { db: Db }, T>(ctx: C, work: (trx: C) => Promise<T>): Promise<T> {
-  return ctx.db.transaction().execute((db) => work({ ...ctx, db }));
+  return runTransaction(ctx.db, (db) => work({ ...ctx, db }));
 }

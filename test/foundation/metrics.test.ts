@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, useGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
-import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
+import { CARDS, createRequest, decideChallenge, h2hCard } from '../payments/fixtures.js';
 
 const TOKEN = 'metrics-token-0123456789abcdefghijklmnop';
 
@@ -37,11 +37,26 @@ describe('GET /metrics with METRICS_TOKEN', () => {
   });
 
   it('counts answers by route and status, processor calls, payments by status and the key cache', async () => {
+    const payments = (text: string, status: string) =>
+      sample(text, 'svc_payments_total', { status, processor: 'acme', mode: 'test' }) ?? 0;
+    const before = (await scrape()).text;
     const id = await createRequest(gw, m);
     const paid = await gw.call('POST', `/payments/h2h/${id}`, { apiKey: m.apiKey, body: h2hCard(CARDS.visa) });
     expect(paid.body.status, paid.text).toBe('succeeded');
     const declinedId = await createRequest(gw, m);
     await gw.call('POST', `/payments/h2h/${declinedId}`, { apiKey: m.apiKey, body: h2hCard(CARDS.doNotHonor) });
+    // Challenged: requires_action in the answer, then succeeded by the ACS's callback, which settles the
+    // payment inside the transaction that marks the callback processed (counted once that commits).
+    const challengedId = await createRequest(gw, m);
+    const challenged = await gw.call('POST', `/payments/h2h/${challengedId}`, {
+      apiKey: m.apiKey,
+      body: h2hCard(CARDS.challengeApprove),
+    });
+    expect(challenged.body.status, challenged.text).toBe('requires_action');
+    await decideChallenge(gw, challenged.body.redirectUrl, 'approve');
+    expect((await gw.call('GET', `/payments/${challenged.body.paymentId}`, { apiKey: m.apiKey })).body.status).toBe(
+      'succeeded',
+    );
     await gw.call('GET', '/ping', { apiKey: m.apiKey });
 
     const res = await scrape();
@@ -56,8 +71,9 @@ describe('GET /metrics with METRICS_TOKEN', () => {
       sample(text, 'svc_processor_request_duration_seconds_count', { processor: 'acme', status: '200' }) ??
         sample(text, 'svc_processor_request_duration_seconds_count', { processor: 'acme' }),
     ).toBeGreaterThanOrEqual(2);
-    expect(sample(text, 'svc_payments', { status: 'succeeded', processor: 'acme', mode: 'test' })).toBe(1);
-    expect(sample(text, 'svc_payments', { status: 'failed', processor: 'acme', mode: 'test' })).toBe(1);
+    // Exactly the moves these payments made, each once.
+    const made = (status: string) => payments(text, status) - payments(before, status);
+    expect(['succeeded', 'failed', 'requires_action', 'authorized', 'canceled'].map(made)).toEqual([2, 1, 1, 0, 0]);
     expect(sample(text, 'svc_queue_lag_seconds', { queue: 'jobs' })).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'svc_key_cache_lookups_total', { result: 'hit' })).toBeGreaterThanOrEqual(0);
     expect(text).toContain('svc_process_resident_memory_bytes');

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import { inTransaction, type AppContext } from '../../context.js';
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEvent } from './dispatch.js';
@@ -26,7 +26,7 @@ export async function processCallbackEvent(
 ): Promise<void> {
   const { callbackEventId } = input;
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    await inTransaction(deps, async ({ db: trx }) => {
       const row = await lockCallbackEvent(trx, callbackEventId);
       if (!row || row.processed_at !== null || !isProviderSource(row.source)) return;
       const note = await dispatch(deps, trx, row, row.source);

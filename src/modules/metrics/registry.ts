@@ -2,16 +2,19 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../../lib/clock.js';
 import type { Db, Storage } from '../../storage/db.js';
-import { countPaymentsByStatus, queueLag } from './repository.js';
+import { queueLag } from './repository.js';
 
 /**
  * The gateway's Prometheus metrics, one registry per gateway (tests run several in one process).
- * Counted in process on the request path (cheap: a histogram observation per answer); read from
- * the store at scrape time for what the store knows better (payments by status, queue lag).
+ * Counted in process where the work happens (cheap: a histogram observation per answer, a counter
+ * increment per payment status change this instance committed); read from the store at scrape time
+ * only for what the store knows better and answers from an index (queue lag).
  */
 export interface Metrics {
   registry: Registry;
   observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** A payment this instance moved into `status`, after the move committed. */
+  countPayment(status: string, processor: string, livemode: boolean): void;
   close(): void;
 }
 
@@ -43,16 +46,11 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
-  new Gauge({
-    name: 'svc_payments',
-    help: 'Payments in the store by status, processor and mode (the same on every instance)',
+  const payments = new Counter({
+    name: 'svc_payments_total',
+    help: 'Payments this instance moved into each status (committed), by processor and mode; sum across instances',
     labelNames: ['status', 'processor', 'mode'],
     registers: [registry],
-    async collect() {
-      this.reset();
-      for (const row of await countPaymentsByStatus(ctx.db))
-        this.set({ status: row.status, processor: row.processor, mode: row.livemode ? 'live' : 'test' }, row.count);
-    },
   });
   new Gauge({
     name: 'svc_queue_lag_seconds',
@@ -99,6 +97,8 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
   return {
     registry,
     observeRequest: (method, route, status, seconds) => requests.observe({ method, route, status }, seconds),
+    countPayment: (status, processor, livemode) =>
+      payments.inc({ status, processor, mode: livemode ? 'live' : 'test' }),
     close: stopWatching,
   } satisfies Metrics;
 }

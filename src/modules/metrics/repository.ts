@@ -1,15 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.js';
 
-/** Payments per status and processor, both modes: what the store holds now, for every instance alike. */
-export function countPaymentsByStatus(db: Db) {
-  return db
-    .selectFrom('payments')
-    .select(['status', 'processor', 'livemode', sql<number>`count(*)::int`.as('count')])
-    .groupBy(['status', 'processor', 'livemode'])
-    .execute();
-}
-
 /** How long the oldest due job and the oldest due notification attempt have waited past their time. */
 export async function queueLag(db: Db, now: Date): Promise<{ jobs: Date | null; deliveries: Date | null }> {
   const [jobs, deliveries] = await Promise.all([

@@ -7,3 +7,4 @@ export { paymentRoutes as routes } from './routes.js';
 export { paymentJobs as jobs, paymentSweeps as sweeps } from './jobs.js';
 export { paymentCallbackHandlers as callbackHandlers } from './on-callback.js';
 export type { PaymentEventType, RefundEvent } from './events.js';
+export { watchStatusChanges, type PaymentStatusChange } from './status-changes.js';

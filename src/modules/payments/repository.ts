@@ -9,6 +9,7 @@ import type { PaymentStatus } from '../../storage/schema.js';
 import { insertEvent } from '../events/index.js';
 import { paymentSourcesFor, requestSourcesFor, requestStatusFor, type PaymentPatch } from '../state-machine.js';
 import type { PaymentEventType } from './events.js';
+import { announceStatusChange } from './status-changes.js';
 import { paymentView } from './view.js';
 
 /** Every query of the payments module: payments, their cards and refunds. The caller owns the transaction. */
@@ -232,6 +233,8 @@ const EVENT_FOR: Partial<Record<PaymentStatus, PaymentEventType>> = {
  * on the hot path): its payment request along with it, its card usable once approved, the outbox
  * event, and the scheduled capture of a delayed-capture authorization. Every update is conditional
  * on the state machine's legal sources; when the payment's own update does not apply, nothing does.
+ * The only writer of a payment's status after its pending insert: each move is announced to this
+ * process (status-changes.ts; the metrics count it) once it has committed.
  */
 export async function transition(
   db: Db,
@@ -306,6 +309,7 @@ export async function transition(
     .selectFrom('pay')
     .selectAll();
   const { rows } = await db.executeQuery(hot('settle', statement.compile()));
+  if (rows[0]) announceStatusChange(db, rows[0]);
   return rows[0];
 }
 

@@ -1,0 +1,33 @@
+import type { Db } from './db.js';
+
+/**
+ * Effects that must wait until what a statement wrote has committed, and must not happen at all if it
+ * rolls back (counting a payment's new status, say). Kysely has no commit hook: a transaction opened
+ * with `runTransaction` (context.ts `inTransaction` is one) collects the effects registered on it and
+ * runs them once its COMMIT has answered.
+ */
+const effectsOf = new WeakMap<Db, Array<() => void>>();
+
+/** `db.transaction().execute(work)`, then the effects `work` registered with `afterCommit`. */
+export async function runTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  const effects: Array<() => void> = [];
+  const result = await db.transaction().execute((trx) => {
+    effectsOf.set(trx, effects);
+    return work(trx);
+  });
+  for (const effect of effects) effect();
+  return result;
+}
+
+/**
+ * Runs `effect` once what was written through `db` has committed: at once on a handle outside a
+ * transaction (each statement there commits on its own, so the caller's statement already has), after
+ * the COMMIT of a transaction, never for one rolled back. A transaction opened without `runTransaction`
+ * could not keep that promise, so it is refused.
+ */
+export function afterCommit(db: Db, effect: () => void): void {
+  if (!db.isTransaction) return effect();
+  const effects = effectsOf.get(db);
+  if (!effects) throw new Error('afterCommit: open the transaction with runTransaction (storage/after-commit.ts)');
+  effects.push(effect);
+}
