@@ -28,7 +28,10 @@ type QueryFunction = (config: unknown, values?: unknown) => unknown;
  * pooler, configured without DATABASE_LISTEN_URL or with DATABASE_PREPARED_STATEMENTS=true) answers
  * 26000 or 42P05; a migration that adds a column to a table a prepared `returning *` reads (another
  * instance of a rolling deploy) makes PostgreSQL answer 0A000 "cached plan must not change result
- * type". The process then stops naming statements, so only the statements already sent fail.
+ * type". The process then stops naming statements. The refused statement itself is sent again,
+ * unnamed, when it ran outside a transaction block: it failed as a transaction of its own, so nothing
+ * of it happened. Inside a transaction block the refusal has aborted the caller's transaction, which
+ * only the caller can run again: the error goes to it.
  */
 const NOT_KEPT = new Set([
   '26000', // invalid_sql_statement_name
@@ -43,8 +46,13 @@ export function sendMarkedAsPrepared(client: pg.PoolClient, naming: { on: boolea
     const name = naming.on && typeof text === 'string' ? names.get(text) : undefined;
     if (name === undefined) return query(text, values);
     return (query({ name, text, values }) as Promise<unknown>).catch((error: { code?: string }) => {
-      if (error.code !== undefined && NOT_KEPT.has(error.code)) naming.on = false;
-      throw error;
+      if (error.code === undefined || !NOT_KEPT.has(error.code)) throw error;
+      naming.on = false;
+      // The server's own word (ReadyForQuery), not the BEGIN/COMMIT texts seen: "I" is no transaction
+      // block open. pg reports the error before the ReadyForQuery that follows it, so this is still the
+      // status the statement was sent in ("I" or "T"); were it the one after, it would be "I" or "E".
+      if (client.getTransactionStatus() !== 'I') throw error;
+      return query(text, values);
     });
   };
 }
