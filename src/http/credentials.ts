@@ -49,6 +49,13 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
+/** The signed-in panel session of a route with `auth: 'session'` (which roles may call it: route-policy.ts). */
+export function panelSessionOf(request: FastifyRequest): PanelSession {
+  const session = request.panelSession;
+  if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to the control panel first');
+  return session;
+}
+
 export function authenticate(deps: CredentialDeps) {
   return async (request: FastifyRequest): Promise<void> => {
     const config = request.routeOptions.config;

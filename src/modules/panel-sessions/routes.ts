@@ -1,5 +1,5 @@
 import type { App, AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
+import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin, clearedPanelCookie } from '../../http/panel-cookie.js';
 import { endPanelSession } from './end-session.js';
 import { PanelSessionView, SignedOut, SignInBody } from './schemas.js';
@@ -39,8 +39,7 @@ export function panelSessionRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'session' },
     },
     async (request, reply) => {
-      const session = request.panelSession;
-      if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to the control panel first');
+      const session = panelSessionOf(request);
       reply.header('Cache-Control', 'no-store');
       return {
         user: { id: session.userId, email: session.email, role: session.role },

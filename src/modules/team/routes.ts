@@ -1,7 +1,5 @@
-import type { FastifyRequest } from 'fastify';
 import { inTransaction, type App, type AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
-import type { PanelSession } from '../../http/actors.js';
+import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
 import { PanelSessionView, sessionAnswer, openPanelSession } from '../panel-sessions/index.js';
 import { acceptInvitation } from './accept-invitation.js';
@@ -25,13 +23,6 @@ import {
 
 const tags = ['Control panel'];
 
-/** The signed-in panel session (these routes take no other credential; which roles: route-policy.ts). */
-function sessionOf(request: FastifyRequest): PanelSession {
-  const session = request.panelSession;
-  if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to the control panel first');
-  return session;
-}
-
 /**
  * The merchant's team (docs/decisions.md "Team"): every role reads it; owners invite, revoke, change
  * roles and remove (route-policy.ts SESSION_ROLES; audited by http/audit.ts). Accepting an invitation is
@@ -44,7 +35,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
       schema: { summary: "The merchant's users and open invitations", tags, response: { 200: Team } },
       config: { auth: 'session' },
     },
-    async (request) => listTeam(ctx, { merchantId: sessionOf(request).merchantId }),
+    async (request) => listTeam(ctx, { merchantId: panelSessionOf(request).merchantId }),
   );
 
   app.post(
@@ -59,7 +50,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'session' },
     },
     async (request, reply) => {
-      const session = sessionOf(request);
+      const session = panelSessionOf(request);
       const invitation = await inTransaction(ctx, (trx) =>
         inviteTeammate(trx, {
           merchantId: session.merchantId,
@@ -85,7 +76,10 @@ export function teamRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'session' },
     },
     async (request) =>
-      revokeInvitation(ctx, { merchantId: sessionOf(request).merchantId, invitationId: request.params.invitationId }),
+      revokeInvitation(ctx, {
+        merchantId: panelSessionOf(request).merchantId,
+        invitationId: request.params.invitationId,
+      }),
   );
 
   app.patch(
@@ -101,7 +95,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'session' },
     },
     async (request) => {
-      const { merchantId } = sessionOf(request);
+      const { merchantId } = panelSessionOf(request);
       return inTransaction(ctx, (trx) =>
         changeRole(trx, { merchantId, userId: request.params.userId, role: request.body.role }),
       );
@@ -120,7 +114,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'session' },
     },
     async (request) => {
-      const { merchantId } = sessionOf(request);
+      const { merchantId } = panelSessionOf(request);
       return inTransaction(ctx, (trx) => removeMember(trx, { merchantId, userId: request.params.userId }));
     },
   );
