@@ -2,18 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, startChild, waitForHttp } from './processes.js';
+import { freePort, spawnGateway, waitForHttp } from './processes.js';
 
 /**
  * `node dist/bench/idle-rss.js [--database-url postgres://…] [--settle 10]`
- * Idle resident memory of the gateway (`node dist/src/main.js`, what `npm start` runs): on a fresh
+ * Idle resident memory of the gateway as `npm start` runs it (scripts/gateway.sh): on a fresh
  * embedded store (the first start, which creates the database), on that store opened again, and
  * with DATABASE_URL when given. Read from /proc/<pid>/status after the gateway has answered
  * /healthz and sat idle for `--settle` seconds.
  */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
   options: { 'database-url': { type: 'string' }, settle: { type: 'string', default: '10' } },
 });
@@ -28,7 +26,7 @@ const residentMb = (pid: number): number => {
 async function idleRss(db: Record<string, string>): Promise<number> {
   const port = await freePort();
   const secret = () => randomBytes(32).toString('base64url');
-  const gateway = startChild('gateway', [path.join(ROOT, 'dist/src/main.js')], {
+  const gateway = spawnGateway([], {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     TMPDIR: os.tmpdir(),

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Child processes of one bench run. Every child is registered here and killed by its pid when
@@ -45,8 +46,23 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** A node script of ours as a child: `args` are node's (flags, then the script). */
 export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startProcess(name, process.execPath, args, env);
+}
+
+/**
+ * The gateway as `npm start` runs it (scripts/gateway.sh: its memory settings, then node on
+ * dist/src/main.js, by exec, so the pid is node's); `nodeArgs` are extra node flags.
+ */
+export function spawnGateway(nodeArgs: string[], env: NodeJS.ProcessEnv): Child {
+  return startProcess('gateway', 'bash', [GATEWAY_SCRIPT, ...nodeArgs], { ...env, NODE: process.execPath });
+}
+
+const GATEWAY_SCRIPT = fileURLToPath(new URL('../../scripts/gateway.sh', import.meta.url));
+
+function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let tail = '';
   let stopping = false;

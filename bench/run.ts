@@ -9,7 +9,7 @@ import pg from 'pg';
 import { startBlackHole } from './black-hole.js';
 import { startCpuMeter, withChildren } from './cpu.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
-import { freePort, onInterrupt, runNode, startChild, waitForHttp, type Child } from './processes.js';
+import { freePort, onInterrupt, runNode, startChild, spawnGateway, waitForHttp, type Child } from './processes.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
 import { formatSoak, runSoak } from './soak.js';
 import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type StoreResult } from './report.js';
@@ -236,25 +236,21 @@ async function runGatewayRound(
     await waitForHttp(`${sandboxUrl}/`, sandbox);
 
     const startGateway = async (env: NodeJS.ProcessEnv = {}, profile = profileDir) => {
-      const child = startChild(
-        'gateway',
-        [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), path.join(DIST, 'src/main.js')],
-        {
-          ...baseEnv(),
-          ...store.gatewayDb,
-          NODE_ENV: 'development',
-          SEED_DEMO: 'false',
-          LOG_LEVEL: 'warn',
-          RATE_LIMIT_MAX: '10000000',
-          PORT: String(gatewayPort),
-          HOST: '127.0.0.1',
-          PUBLIC_URL: gatewayUrl,
-          SANDBOX_URL: sandboxUrl,
-          JWT_SECRET,
-          CALLBACK_SIGNING_SECRET,
-          ...env,
-        },
-      );
+      const child = spawnGateway(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [], {
+        ...baseEnv(),
+        ...store.gatewayDb,
+        NODE_ENV: 'development',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_MAX: '10000000',
+        PORT: String(gatewayPort),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: gatewayUrl,
+        SANDBOX_URL: sandboxUrl,
+        JWT_SECRET,
+        CALLBACK_SIGNING_SECRET,
+        ...env,
+      });
       children.unshift(child);
       await waitForHttp(`${gatewayUrl}/healthz`, child);
       return child;

@@ -173,7 +173,8 @@ export async function migrate(db: Db): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+    const what = failed ? `migration ${failed.migrationName}` : 'migrating';
+    throw new Error(`${what} failed: ${(error as Error).message ?? error}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { freshDatabaseUrl } from '../helpers/database.js';
 import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
-// `npm start` is `npm run build` then `node dist/src/main.js`: these tests build once and run the latter.
+// `npm start` is the build (when stale) then scripts/gateway.sh: these tests build once and run the latter.
 const SLOW = { timeout: 180_000 };
 const scratch: string[] = [];
 const running: GatewayProcess[] = [];
@@ -85,6 +85,15 @@ describe('npm start in development', () => {
     const login = await call(`${first.banner.url}/auth/login`, json({ email: demo.email, password: demo.password }));
     expect(login.status).toBe(200);
     accessToken = login.body.accessToken;
+
+    // The process answering is node itself (the start script execs it), with the memory settings that
+    // keep an idle gateway small (docs/performance.md, "Idle memory"); the young generation's limit is
+    // for the embedded store only.
+    const pid = first.child.pid!;
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(args).toContain('dist/src/main.js');
+    expect(args.includes('--max-semi-space-size=8')).toBe(store.DATABASE_URL === undefined);
+    expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=32768');
   });
 
   it('on SIGTERM stops accepting, finishes the in-flight request, closes storage and exits 0', SLOW, async () => {

@@ -95,13 +95,16 @@ export interface GatewayProcess {
   waitForLog(text: string): Promise<void>;
 }
 
-/** Starts `node dist/src/main.js` (what `npm start` runs after building) and parses its start-up banner. */
+/**
+ * Starts the gateway as `npm start` does after building (scripts/gateway.sh, which execs node on
+ * dist/src/main.js with its memory settings, this test process's node) and parses its start-up banner.
+ */
 export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn('bash', ['scripts/gateway.sh'], {
     cwd: ROOT,
     // Behind the suite's PgBouncer, configured as production would be: LISTEN (and, with it, prepared
     // statements off) on the server itself.
-    env: processEnv({ ...listenEnvFor(env.DATABASE_URL), ...env }),
+    env: processEnv({ ...listenEnvFor(env.DATABASE_URL), NODE: process.execPath, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
