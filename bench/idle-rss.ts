@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, spawnGateway, waitForHttp } from './processes.js';
+import { baseEnv, freePort, spawnGateway, waitForHttp } from './processes.js';
 
 /**
  * `node dist/bench/idle-rss.js [--database-url postgres://…] [--settle 10]`
@@ -27,9 +27,7 @@ async function idleRss(db: Record<string, string>): Promise<number> {
   const port = await freePort();
   const secret = () => randomBytes(32).toString('base64url');
   const gateway = spawnGateway([], {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    TMPDIR: os.tmpdir(),
+    ...baseEnv(),
     ...db,
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -51,15 +52,27 @@ export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv)
   return startProcess(name, process.execPath, args, env);
 }
 
+/** What every child gets from the bench's environment; the rest of a child's environment is explicit. */
+export const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: tmpdir() });
+
 /**
  * The gateway as `npm start` runs it (scripts/gateway.sh: its memory settings, then node on
- * dist/src/main.js, by exec, so the pid is node's); `nodeArgs` are extra node flags.
+ * dist/src/main.js, by exec, so the pid is node's); `nodeArgs` are extra node flags. The script's
+ * settings, when set for the bench, reach it, so a run can compare them with other values
+ * (e.g. `NODE_SEMI_SPACE_MB=16 npm run bench -- --stores pglite`).
  */
 export function spawnGateway(nodeArgs: string[], env: NodeJS.ProcessEnv): Child {
-  return startProcess('gateway', 'bash', [GATEWAY_SCRIPT, ...nodeArgs], { ...env, NODE: process.execPath });
+  const settings: NodeJS.ProcessEnv = {};
+  for (const name of GATEWAY_SETTINGS) if (process.env[name] !== undefined) settings[name] = process.env[name];
+  return startProcess('gateway', 'bash', [GATEWAY_SCRIPT, ...nodeArgs], {
+    ...settings,
+    ...env,
+    NODE: process.execPath,
+  });
 }
 
 const GATEWAY_SCRIPT = fileURLToPath(new URL('../../scripts/gateway.sh', import.meta.url));
+const GATEWAY_SETTINGS = ['MALLOC_MMAP_THRESHOLD_', 'NODE_SEMI_SPACE_MB'];
 
 function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Child {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

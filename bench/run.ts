@@ -9,7 +9,16 @@ import pg from 'pg';
 import { startBlackHole } from './black-hole.js';
 import { startCpuMeter, withChildren } from './cpu.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
-import { freePort, onInterrupt, runNode, startChild, spawnGateway, waitForHttp, type Child } from './processes.js';
+import {
+  baseEnv,
+  freePort,
+  onInterrupt,
+  runNode,
+  startChild,
+  spawnGateway,
+  waitForHttp,
+  type Child,
+} from './processes.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
 import { formatSoak, runSoak } from './soak.js';
 import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type StoreResult } from './report.js';
@@ -56,7 +65,6 @@ const CALLBACK_SIGNING_SECRET = secret();
 const USER = { email: 'bench@example.com', password: 'bench-password-123', name: 'Bench Merchant' };
 
 /** A clean environment: nothing from the caller's shell (REDIS_URL, DATABASE_URL …) leaks in. */
-const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: os.tmpdir() });
 
 type DbEnv = { DATABASE_URL: string } | { DATA_DIR: string };
 

@@ -11,5 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-32768}"
 young=()
-if [ -z "${DATABASE_URL:-}" ]; then young=(--max-semi-space-size="${NODE_SEMI_SPACE_MB:-8}"); fi
+# The embedded store is the one without DATABASE_URL (blank counts as unset, as in src/config.ts).
+database_url="${DATABASE_URL:-}"
+if [ -z "${database_url//[[:space:]]/}" ]; then young=(--max-semi-space-size="${NODE_SEMI_SPACE_MB:-8}"); fi
 exec "${NODE:-node}" "${young[@]}" "$@" dist/src/main.js
