@@ -10,8 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-32768}"
+semi_space="${NODE_SEMI_SPACE_MB:-8}"
+if ! [[ $semi_space =~ ^[1-9][0-9]{0,3}$ ]]; then
+  echo "svc-gateway failed to start: NODE_SEMI_SPACE_MB must be a whole number of MB from 1 to 9999, got '$semi_space'" >&2
+  exit 1
+fi
 young=()
 # The embedded store is the one without DATABASE_URL (blank counts as unset, as in src/config.ts).
 database_url="${DATABASE_URL:-}"
-if [ -z "${database_url//[[:space:]]/}" ]; then young=(--max-semi-space-size="${NODE_SEMI_SPACE_MB:-8}"); fi
+if [ -z "${database_url//[[:space:]]/}" ]; then young=(--max-semi-space-size="$semi_space"); fi
 exec "${NODE:-node}" "${young[@]}" "$@" dist/src/main.js

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countMerchants } from '../../src/modules/merchants/repository.js';
 import { openStorage } from '../../src/storage/db.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
-import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
+import { buildOnce, run, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 // `npm start` is the build (when stale) then scripts/gateway.sh: these tests build once and run the latter.
@@ -59,6 +59,16 @@ beforeAll(() => buildOnce());
 afterAll(async () => {
   for (const gateway of running) if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm start with a bad memory setting', () => {
+  it('names NODE_SEMI_SPACE_MB and exits 1 before Node starts', async () => {
+    for (const value of ['abc', '0', '8.5']) {
+      const result = await run('bash', ['scripts/gateway.sh'], { NODE: process.execPath, NODE_SEMI_SPACE_MB: value });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`NODE_SEMI_SPACE_MB must be a whole number of MB from 1 to 9999, got '${value}'`);
+    }
+  });
 });
 
 describe('npm start in development', () => {
