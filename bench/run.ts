@@ -21,6 +21,7 @@ import {
 } from './processes.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
 import { formatSoak, runSoak } from './soak.js';
+import { formatWal, startWalMeter } from './wal.js';
 import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type StoreResult } from './report.js';
 import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from './supply.js';
 
@@ -76,6 +77,8 @@ interface Store {
   database?: string;
   /** Approved payments in the store after the run, when it can be read while the gateway runs. */
   countSucceeded?: () => Promise<number>;
+  /** Counts what the database writes to its WAL from now on (PostgreSQL only). */
+  walMeter?: () => ReturnType<typeof startWalMeter>;
   dispose(): Promise<void>;
 }
 
@@ -124,6 +127,7 @@ async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<St
       Number(
         (await reader.query<{ n: string }>(`select count(*) as n from payments where status = 'succeeded'`)).rows[0].n,
       ),
+    walMeter: () => startWalMeter(reader),
     dispose,
   };
 }
@@ -273,8 +277,10 @@ async function runGatewayRound(
       body = h2hCardBody(),
       gatewayPids: number | number[] = gateway.process.pid!,
       connections = CONNECTIONS,
+      beforeLoad?: () => Promise<void>,
     ) => {
       const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
+      await beforeLoad?.();
       let next = 0;
       return meteredLoad(
         {
@@ -307,8 +313,14 @@ async function runGatewayRound(
     // against the time the gateway's processor calls took meanwhile (its /metrics histogram).
     log(`  ${store.kind}: payments one at a time`);
     const processorBefore = await processorCallSeconds(gatewayUrl);
-    const single = await pay(DURATION, Math.ceil(DURATION * 1500), h2hCardBody(), gateway.process.pid, 1);
+    let wal: Awaited<ReturnType<NonNullable<Store['walMeter']>>> | undefined;
+    const single = await pay(DURATION, Math.ceil(DURATION * 1500), h2hCardBody(), gateway.process.pid, 1, async () => {
+      wal = await store.walMeter?.();
+    });
     const processorAfter = await processorCallSeconds(gatewayUrl);
+    // Writes per payment, from the WAL of this sequential run (the sweeps' writes of its payments included).
+    const writes = await wal?.read(single.ok + single.errors);
+    if (writes) log(`    ${formatWal(writes)}`);
     const processorMs =
       ((processorAfter.sum - processorBefore.sum) / Math.max(1, processorAfter.count - processorBefore.count)) * 1000;
     log(`    mean ${single.mean.toFixed(2)} ms, of which the processor call ${processorMs.toFixed(2)} ms`);
@@ -410,7 +422,7 @@ async function runGatewayRound(
           name: 'The same, one at a time (1 connection)',
           result: single,
           payments: true,
-          note: `mean ${single.mean.toFixed(2)} ms, of which the processor call ${processorMs.toFixed(2)} ms: the gateway's own ${(single.mean - processorMs).toFixed(2)} ms`,
+          note: `mean ${single.mean.toFixed(2)} ms, of which the processor call ${processorMs.toFixed(2)} ms: the gateway's own ${(single.mean - processorMs).toFixed(2)} ms${writes ? `; ${formatWal(writes)}` : ''}`,
         },
         {
           name: 'The same, each with a notifyUrl on a receiver that never answers',

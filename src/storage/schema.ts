@@ -300,7 +300,6 @@ export interface OutboxEventsTable {
   object_id: number;
   payload: ColumnType<Record<string, unknown>, string, string>;
   created_at: Timestamp;
-  delivered_at: Timestamp | null;
   /** Handed to delivery (webhook_deliveries written), by one instance. */
   queued_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }

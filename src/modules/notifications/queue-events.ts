@@ -22,9 +22,13 @@ export async function queueEvents(ctx: SettingsContext): Promise<number> {
       events.map((e) => paymentIdOf(e.payload)).filter((id): id is number => id !== undefined),
     );
     const deliveries: NewDelivery[] = [];
+    // Read once per merchant and mode in the batch, not once per event (a batch is mostly one merchant's).
+    const settingsOf = new Map<string, ReturnType<typeof loadSettingsRow>>();
     for (const event of events) {
       const scope = { merchantId: event.merchant_id, livemode: event.livemode };
-      const settings = await loadSettingsRow(trx, scope);
+      const key = `${scope.merchantId}:${scope.livemode}`;
+      if (!settingsOf.has(key)) settingsOf.set(key, loadSettingsRow(trx, scope));
+      const settings = await settingsOf.get(key)!;
       if (settings.event_types && !settings.event_types.includes(event.type)) continue;
       const paymentId = paymentIdOf(event.payload);
       const defaultUrl = settings.endpoint_disabled_at ? null : settings.notify_url;

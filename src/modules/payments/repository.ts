@@ -1,10 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { insertJob } from '../../jobs/queue.js';
 import { dedupeKey } from '../../jobs/catalog.js';
 import type { AmountRange } from '../../lib/amount-range.js';
 import type { MerchantScope as Scope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
 import { hot } from '../../storage/prepared.js';
+import { statementTemplate, type StatementTemplate } from '../../storage/statement-template.js';
 import type { PaymentStatus } from '../../storage/schema.js';
 import { insertEvent } from '../events/index.js';
 import { paymentSourcesFor, requestSourcesFor, requestStatusFor, type PaymentPatch } from '../state-machine.js';
@@ -244,15 +245,48 @@ export async function transition(
   patch: PaymentPatch,
 ): Promise<PaymentRow | undefined> {
   const next: PaymentRow = { ...payment, ...patch, status: to, updated_at: now };
+  const columns = (Object.keys(patch) as Array<keyof PaymentPatch>).filter((c) => patch[c] !== undefined).sort();
+  const shape = `${to}:${columns.join(',')}`;
+  let template = settleTemplates.get(shape);
+  if (!template) {
+    template = statementTemplate((value) => settleStatement(db, to, columns, value));
+    settleTemplates.set(shape, template);
+  }
+  const statement = template.fill({
+    ...patch,
+    now,
+    id: payment.id,
+    merchantId: payment.merchant_id,
+    amountPaid: next.amount_captured,
+    payload: paymentView(next, undefined),
+  });
+  const { rows } = await db.executeQuery(hot('settle', statement));
+  if (rows[0]) announceStatusChange(db, rows[0]);
+  return rows[0];
+}
+
+/** One compiled settle statement per target status and set of patched columns (a handful in all). */
+const settleTemplates = new Map<string, StatementTemplate<PaymentRow>>();
+
+/** The settle statement of `transition`, with a placeholder for every value that is not part of its shape. */
+function settleStatement(
+  db: Db,
+  to: PaymentStatus,
+  columns: Array<keyof PaymentPatch>,
+  value: <T>(name: string) => T,
+): CompiledQuery<PaymentRow> {
+  const patch: PaymentPatch = Object.fromEntries(columns.map((column) => [column, value(column)]));
+  const now = value<Date>('now');
+  const merchantId = value<number>('merchantId');
   const requestTo = requestStatusFor(to);
   const approved = to === 'succeeded' || to === 'authorized';
-  const statement = db
+  return db
     .with('pay', (qb) =>
       qb
         .updateTable('payments')
         .set({ ...patch, ...jsonColumns(patch), status: to, updated_at: now })
-        .where('id', '=', payment.id)
-        .where('merchant_id', 'is not distinct from', payment.merchant_id)
+        .where('id', '=', value<number>('id'))
+        .where('merchant_id', 'is not distinct from', merchantId)
         .where('status', 'in', paymentSourcesFor(to))
         .returningAll(),
     )
@@ -262,10 +296,10 @@ export async function transition(
         .set({
           status: requestTo,
           updated_at: now,
-          ...(to === 'succeeded' ? { amount_paid: next.amount_captured } : {}),
+          ...(to === 'succeeded' ? { amount_paid: value<number>('amountPaid') } : {}),
         })
         .where('id', '=', (eb) => eb.selectFrom('pay').select('payment_request_id'))
-        .where('merchant_id', 'is not distinct from', payment.merchant_id)
+        .where('merchant_id', 'is not distinct from', merchantId)
         .where('status', 'in', requestSourcesFor(requestTo))
         .returning('id'),
     )
@@ -287,7 +321,7 @@ export async function transition(
           merchantId: sql`pay.merchant_id`,
           livemode: sql`pay.livemode`,
           objectId: sql`pay.id`,
-          payload: paymentView(next, undefined),
+          payload: value('payload'),
           createdAt: now,
         },
         { cte: 'pay' },
@@ -307,10 +341,8 @@ export async function transition(
       ).returning('id'),
     )
     .selectFrom('pay')
-    .selectAll();
-  const { rows } = await db.executeQuery(hot('settle', statement.compile()));
-  if (rows[0]) announceStatusChange(db, rows[0]);
-  return rows[0];
+    .selectAll()
+    .compile();
 }
 
 /** The patch's JSON members as the driver writes them. */
@@ -344,7 +376,11 @@ export async function claimStalePending(db: Db, now: Date, cutoff: Date, limit: 
     .execute();
 }
 
-/** Payments of these methods still waiting for the payer, begun before `cutoff`, oldest first. */
+/**
+ * Payments of these methods still waiting for the payer, begun before `cutoff`, oldest first. The
+ * first condition is the predicate of the partial index `payments_awaiting_payer` word for word, so
+ * PostgreSQL can prove the index applies and reads only the payments that wait.
+ */
 export async function findUnanswered(
   db: Db,
   input: { methods: PaymentRow['method'][]; statuses: PaymentStatus[]; cutoff: Date; limit: number },
@@ -352,6 +388,7 @@ export async function findUnanswered(
   return db
     .selectFrom('payments')
     .selectAll()
+    .where(sql<boolean>`(status = 'requires_action' or (method = 'upi' and status = 'pending'))`)
     .where('status', 'in', input.statuses)
     .where('method', 'in', input.methods)
     .where('created_at', '<', input.cutoff)

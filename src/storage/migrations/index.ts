@@ -17,6 +17,7 @@ import * as m0015 from './0015_control_panel.js';
 import * as m0016 from './0016_wallet_in_checkout.js';
 import * as m0017 from './0017_team_invitations.js';
 import * as m0018 from './0018_payments_awaiting_payer.js';
+import * as m0019 from './0019_fewer_index_entries.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0016_wallet_in_checkout': m0016,
   '0017_team_invitations': m0017,
   '0018_payments_awaiting_payer': m0018,
+  '0019_fewer_index_entries': m0019,
 };
 
 export const migrationProvider: MigrationProvider = {
