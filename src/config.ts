@@ -17,8 +17,8 @@ export interface Config {
   /** DATABASE_LISTEN_URL: the same database reached without a transaction-pooling proxy, for LISTEN. */
   databaseListenUrl: string | undefined;
   /**
-   * DATABASE_PREPARED_STATEMENTS: the hot payment statements as named prepared statements. Default: on
-   * with DATABASE_URL, off when DATABASE_LISTEN_URL says DATABASE_URL is a transaction-pooling proxy.
+   * DATABASE_PREPARED_STATEMENTS: the hot payment statements as named prepared statements (server and
+   * embedded store). Default: on, off when DATABASE_LISTEN_URL says DATABASE_URL is a transaction-pooling proxy.
    */
   preparedStatements: boolean;
   publicUrl: string;

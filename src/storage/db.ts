@@ -98,7 +98,9 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     if (!inMemory) createEmbeddedStoreApart(pgdata);
     const pglite = new PGlite(inMemory ? undefined : pgdata, { startParams: EMBEDDED_START_PARAMS });
     await pglite.waitReady;
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    const db = new Kysely<Database>({
+      dialect: new PGliteDialect(pglite, { preparedStatements: options.preparedStatements }),
+    });
     return await finish(
       db,
       'pglite',

@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { preparedNameOf } from './prepared.js';
 
 /**
  * Kysely dialect over embedded PostgreSQL (PGlite).
@@ -18,12 +19,15 @@ import {
  * a transaction keeps it until commit/rollback and other queries wait their turn.
  */
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly options: { preparedStatements?: boolean } = {},
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.options.preparedStatements ?? false);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -40,11 +44,14 @@ class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private connection!: PGliteConnection;
 
-  constructor(private readonly pglite: PGlite) {}
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly preparedStatements: boolean,
+  ) {}
 
   async init(): Promise<void> {
     await this.pglite.waitReady;
-    this.connection = new PGliteConnection(this.pglite, installTrapGuard(this.pglite));
+    this.connection = new PGliteConnection(this.pglite, installTrapGuard(this.pglite), this.preparedStatements);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -86,16 +93,28 @@ class PGliteConnection implements DatabaseConnection {
   release: () => void = () => {};
   private failure: EmbeddedStoreFailedError | undefined;
 
+  private readonly statements = new Map<string, PreparedStatement>();
+
   constructor(
     private readonly pglite: PGlite,
     private readonly guard: TrapGuard,
+    private readonly preparedStatements: boolean,
   ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (this.failure) throw this.failure;
+    const name = this.preparedStatements ? preparedNameOf(compiled.sql) : undefined;
     let result;
     try {
-      result = await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[]);
+      result =
+        name === undefined
+          ? await this.pglite.query<R>(compiled.sql, compiled.parameters as unknown[])
+          : await this.runPrepared<R>(name, compiled).catch((error: { code?: string }) => {
+              // Forgotten (only a DEALLOCATE does that): outside a transaction nothing of it happened, so
+              // it is prepared and run again, as on the server (prepared.ts); inside one, the caller decides.
+              if (error.code !== '26000' || this.pglite.isInTransaction()) throw error;
+              return this.runPrepared<R>(name, compiled);
+            });
     } catch (error) {
       if (!this.guard.trapped()) throw error;
     }
@@ -107,6 +126,50 @@ class PGliteConnection implements DatabaseConnection {
       rows: result.rows,
       numAffectedRows: affected === undefined ? undefined : BigInt(affected),
     };
+  }
+
+  /**
+   * A hot statement (prepared.ts) as a named prepared statement: parsed, analysed and described once,
+   * then only bound and executed, which in WebAssembly saves most of the statement's cost. The same
+   * messages PGlite's own query() sends (bind, execute, sync; the parameters serialised by the types
+   * PostgreSQL inferred), only without the parse and the two describes each time.
+   */
+  private async runPrepared<R>(name: string, compiled: CompiledQuery): Promise<Results<R>> {
+    const { serialize } = protocol;
+    const pglite = this.pglite;
+    return pglite.runExclusive(async () => {
+      const send = (message: Uint8Array) => pglite.execProtocolStream(message, { syncToFs: false });
+      const messages: BackendMessage[] = [];
+      try {
+        let statement = this.statements.get(name);
+        if (!statement) {
+          await send(serialize.parse({ name, text: compiled.sql, types: [] }));
+          const described = await send(serialize.describe({ type: 'S', name }));
+          statement = {
+            parameterTypes: parse.parseDescribeStatementResults(described),
+            rows: described.find((m) => m.name === 'rowDescription'),
+          };
+          this.statements.set(name, statement);
+        }
+        const types = statement.parameterTypes;
+        const values = compiled.parameters.map((value, i) => {
+          if (value === null || value === undefined) return null;
+          const serializer = pglite.serializers[types[i]];
+          // As PGlite's query() does; every value the gateway binds has a serializer or is a primitive.
+          return serializer ? serializer(value) : (value as { toString(): string }).toString();
+        });
+        messages.push(...(await send(serialize.bind({ statement: name, values }))));
+        if (statement.rows) messages.push(statement.rows);
+        messages.push(...(await send(serialize.execute({}))));
+      } catch (error) {
+        if ((error as { code?: string }).code === '26000') this.statements.delete(name);
+        throw error;
+      } finally {
+        messages.push(...(await send(serialize.sync())));
+      }
+      await pglite.syncToFs();
+      return parse.parseResults(messages, pglite.parsers)[0] as Results<R>;
+    });
   }
 
   /**
@@ -136,6 +199,14 @@ class PGliteConnection implements DatabaseConnection {
     throw new Error('streaming is not supported on the embedded store');
   }
 }
+
+interface PreparedStatement {
+  parameterTypes: number[];
+  /** The columns of its rows; none for a statement that returns none. */
+  rows: BackendMessage | undefined;
+}
+
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 
 interface TrapGuard {
   /** Whether the statement under way trapped. */

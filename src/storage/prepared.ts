@@ -5,8 +5,8 @@ import type pg from 'pg';
  * Server-side prepared statements for the few hot statements of a payment (docs/performance.md,
  * "Prepared statements"). A repository marks a compiled statement with `hot(label, compiled)`; on a
  * PostgreSQL pool opened with `preparedStatements`, the connection then sends it as a named statement:
- * parsed and planned once per connection, afterwards only bound and executed. Anything else, and every
- * statement on the embedded store, runs as before.
+ * parsed and planned once per connection, afterwards only bound and executed. Anything else runs as
+ * before. The embedded store does the same through PGlite's protocol interface (pglite-dialect.ts).
  *
  * Off behind a transaction-pooling proxy (PgBouncer before 1.21): a statement prepared on one server
  * connection is unknown on the next one the proxy hands out.
@@ -20,6 +20,9 @@ export function hot<R>(label: string, compiled: CompiledQuery<R>): CompiledQuery
   if (!names.has(compiled.sql) && names.size < MAX_NAMED) names.set(compiled.sql, `${label}_${names.size}`);
   return compiled;
 }
+
+/** The name a marked statement is sent under; undefined for any other text. */
+export const preparedNameOf = (text: string): string | undefined => names.get(text);
 
 type QueryFunction = (config: unknown, values?: unknown) => unknown;
 
@@ -43,7 +46,7 @@ const NOT_KEPT = new Set([
 export function sendMarkedAsPrepared(client: pg.PoolClient, naming: { on: boolean }): void {
   const query = client.query.bind(client) as QueryFunction;
   (client as unknown as { query: QueryFunction }).query = (text, values) => {
-    const name = naming.on && typeof text === 'string' ? names.get(text) : undefined;
+    const name = naming.on && typeof text === 'string' ? preparedNameOf(text) : undefined;
     if (name === undefined) return query(text, values);
     return (query({ name, text, values }) as Promise<unknown>).catch((error: { code?: string }) => {
       if (error.code === undefined || !NOT_KEPT.has(error.code)) throw error;
