@@ -85,19 +85,28 @@ export TEST_POSTGRES_SERVER="$pg_url"
 stop_at_end_unless_running scripts/pgbouncer.sh
 bouncer_url="$(scripts/pgbouncer.sh start)"
 
-# Both passes on the Node found first on PATH; $1 names the server pass's way to PostgreSQL.
+# Both passes on the Node found first on PATH; $1 names the server pass's way to PostgreSQL, $2 says
+# so in the heading; the rest are extra arguments to vitest (the exclusions of once_per_store).
 both_passes() {
-  echo "== integration tests on embedded PostgreSQL (PGlite), Node $(node -v)"
-  run node_modules/.bin/vitest run
-  echo "== integration tests on a PostgreSQL server$2, Node $(node -v)"
-  run env TEST_DATABASE_URL="$1" node_modules/.bin/vitest run
+  local url="$1" way="$2"
+  shift 2
+  local left_out="${*:+, without the browser and proof suites}"
+  echo "== integration tests on embedded PostgreSQL (PGlite), Node $(node -v)$left_out"
+  run node_modules/.bin/vitest run "$@"
+  echo "== integration tests on a PostgreSQL server$way, Node $(node -v)$left_out"
+  run env TEST_DATABASE_URL="$url" node_modules/.bin/vitest run "$@"
 }
 
+# The browser tests (Chromium drives the checkout and the panel) and the proof suites (fuzzing, crashes)
+# take a third of a pass and test the same on any Node once both stores have passed them: the passes on
+# a second Node leave them out.
+once_per_store=()
 if [[ "$(node -v)" != v24.* ]]; then
   both_passes "$pg_url" ""
   echo "== Node 24"
   PATH="$(scripts/node24.sh):$PATH"
+  once_per_store=(--exclude 'test/**/*browser.test.ts' --exclude 'test/proof/**')
 fi
 # LISTEN (the key cache) needs a session of its own: it goes to the server directly, as in production.
 export TEST_DATABASE_LISTEN_SERVER="$pg_url"
-both_passes "$bouncer_url" " through PgBouncer (transaction pooling)"
+both_passes "$bouncer_url" " through PgBouncer (transaction pooling)" "${once_per_store[@]}"
