@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 import { CARDS, h2hCard } from '../payments/fixtures.js';
@@ -79,7 +79,8 @@ it('starts two workers on one port, prints one banner and creates the demo merch
   expect(gateway.stderr().match(/listening on/g)).toHaveLength(1);
   expect(gateway.stderr()).toContain('(2 workers)');
   for (let i = 0; i < 6; i++) expect((await call('GET', '/ping')).status).toBe(200);
-  expect(servingPids().size).toBe(2);
+  // A worker writes its request line after the answer has left, through an asynchronous stream.
+  await vi.waitFor(() => expect(servingPids().size).toBe(2), { timeout: 5000 });
   expect(servingPids().has(gateway.child.pid!)).toBe(false);
   const [users] = await sql<{ n: number }>('select count(*)::int as n from users');
   expect(users.n).toBe(1);
