@@ -2,7 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
-import { findKey, releaseClaim, storeResponse, tryClaim, type Claim } from '../modules/idempotency/index.js';
+import {
+  findKey,
+  releaseClaim,
+  storeResponse,
+  tryClaim,
+  type Claim,
+  type RecoveryPoint,
+} from '../modules/idempotency/index.js';
 
 /**
  * Idempotency keys (decisions.md, Idempotency) for every POST of a merchant caller (API key or
@@ -18,7 +25,8 @@ import { findKey, releaseClaim, storeResponse, tryClaim, type Claim } from '../m
  * - A claim names the instance holding it (modules/instances): when that process dies, the claim is
  *   taken over within seconds. A payment submission leaves a recovery point on its claim (the
  *   payment it committed before calling the processor), so the retry resumes that payment and
- *   answers with its outcome instead of starting another (payments/resume-card-payment.ts).
+ *   answers with its outcome instead of starting another (payments/resume-card-payment.ts); a refund
+ *   request leaves the refund it committed, and its retry asks the processor again for that refund.
  * - Validation runs before preHandler, so rejected requests never claim a key.
  *
  * Requests without a key cost nothing; with a key, two small queries (claim + store, or
@@ -33,7 +41,7 @@ const SWEEP_BATCH = 20;
 
 /** A claim this request holds, and what an interrupted earlier run of the same request committed. */
 export interface HeldClaim extends Claim {
-  recovery?: { paymentId: number; cardToken: string | null };
+  recovery?: { paymentId: number; cardToken: string | null } | { refundId: number };
 }
 
 declare module 'fastify' {
@@ -84,14 +92,7 @@ async function claimOrReplay(
       merchantId: actor.merchantId,
       key,
       token,
-      ...(claimed.recovery
-        ? {
-            recovery: {
-              paymentId: claimed.recovery.paymentId,
-              cardToken: claimed.recovery.sealedCardToken ? ctx.vault.unseal(claimed.recovery.sealedCardToken) : null,
-            },
-          }
-        : {}),
+      ...(claimed.recovery ? { recovery: unsealed(ctx, claimed.recovery) } : {}),
     };
     return;
   }
@@ -119,6 +120,14 @@ async function claimOrReplay(
   if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
   // Stored responses can hold secrets shown once (a cardToken, a checkout session token): kept sealed.
   return reply.send(existing.response_body ? ctx.vault.unseal(existing.response_body) : '');
+}
+
+function unsealed(ctx: AppContext, point: RecoveryPoint): NonNullable<HeldClaim['recovery']> {
+  if (!('paymentId' in point)) return point;
+  return {
+    paymentId: point.paymentId,
+    cardToken: point.sealedCardToken ? ctx.vault.unseal(point.sealedCardToken) : null,
+  };
 }
 
 /** X-Idempotency-Key, or the IETF draft's Idempotency-Key; both at once must agree. */
@@ -157,7 +166,7 @@ async function finishClaim(
   try {
     if (reply.statusCode >= 500 || request.transientAnswer || body === undefined) {
       // Not an answer to keep: let the key go so a retry runs again (streams cannot be replayed).
-      // A recovery point stays, so that retry resumes the payment this run committed.
+      // A recovery point stays, so that retry resumes the payment or refund this run committed.
       await releaseClaim(ctx.db, claim);
       return;
     }

@@ -109,9 +109,9 @@ export function createCardProcessor(
       expectOk(await client.post(`${prefix}/payments/${encodeURIComponent(id)}/void`, {}), 'void');
     },
 
-    async refund(id, amount, reference) {
+    async refund(id, amount, reference, testHeaders) {
       const body = expectOk(
-        await client.post(`${prefix}/payments/${encodeURIComponent(id)}/refunds`, { amount, reference }),
+        await client.post(`${prefix}/payments/${encodeURIComponent(id)}/refunds`, { amount, reference }, testHeaders),
         'refund',
       );
       return { refundId: String(body.id), status: body.status === 'pending' ? 'pending' : 'succeeded' };

@@ -56,6 +56,8 @@ export interface Processor {
     processorPaymentId: string,
     amount: number,
     reference: string,
+    /** Sandbox test controls (test mode only). */
+    testHeaders?: Record<string, string>,
   ): Promise<{ refundId: string; status: 'succeeded' | 'pending' }>;
   /** By the gateway's reference: how a timed-out call is settled. Null when the processor never saw it. */
   queryStatus(reference: string): Promise<StatusResult | null>;

@@ -203,6 +203,8 @@ export interface IdempotencyKeysTable {
   holder: string | null;
   recovery_payment_id: number | null;
   recovery_secret: string | null;
+  /** The refund a refund request committed before calling its processor. */
+  recovery_refund_id: number | null;
 }
 
 export interface GatewayInstancesTable {

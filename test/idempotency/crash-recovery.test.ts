@@ -78,12 +78,25 @@ async function retryUntilDecided(url: string, apiKey: string, body: unknown, key
 /** How often the sandbox processor was asked to charge our reference: exactly what "charged once" means. */
 async function sandboxCharge(reference: string) {
   const response = await fetch(`${sandbox.url}/acme/v1/payments?reference=${reference}`);
-  return response.status === 200 ? ((await response.json()) as { status: string }) : undefined;
+  return response.status === 200 ? ((await response.json()) as { status: string; amountRefunded: number }) : undefined;
 }
 
+/** The demo merchant's key: shown on the store's first start only. */
+let apiKey: string;
+
 describe('a payment interrupted by a crash, retried with the same idempotency key', () => {
-  let apiKey: string;
   let gateway: GatewayProcess;
+
+  /** The first payment of a payment request, once it exists (polled: the submission is in flight). */
+  async function paymentOf(paymentRequestId: number): Promise<number> {
+    for (let tries = 0; tries < 100; tries++) {
+      const list = await call(`${gateway.banner.url}/payments?paymentRequestId=${paymentRequestId}`, 'GET', apiKey);
+      if (!list.body.data) throw new Error(list.text);
+      if (list.body.data[0]) return list.body.data[0].paymentId as number;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`no payment for payment request ${paymentRequestId}`);
+  }
 
   it(
     'resumes the committed payment: the original 200 with the same paymentId and card token, within seconds',
@@ -106,17 +119,7 @@ describe('a payment interrupted by a crash, retried with the same idempotency ke
         'x-idempotency-key': key,
         'x-sandbox-hang-ms': '60000',
       }).catch((error: Error) => error);
-      let paymentId: number | undefined;
-      for (let tries = 0; paymentId === undefined && tries < 100; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const list = await call(
-          `${gateway.banner.url}/payments?paymentRequestId=${request.body.paymentRequestId}`,
-          'GET',
-          apiKey,
-        );
-        if (!list.body.data) throw new Error(list.text);
-        paymentId = list.body.data[0]?.paymentId;
-      }
+      const paymentId = await paymentOf(request.body.paymentRequestId);
       for (let tries = 0; !(await sandboxCharge(`pay_${paymentId}`)) && tries < 100; tries++)
         await new Promise((resolve) => setTimeout(resolve, 50));
       await kill(gateway);
@@ -169,11 +172,9 @@ describe('a payment interrupted by a crash, retried with the same idempotency ke
         'x-idempotency-key': key,
         'x-sandbox-hang-ms': '60000',
       }).catch((error: Error) => error);
-      let busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
-      for (let tries = 0; busy.status !== 409 && tries < 50; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
-      }
+      // Probed only once the first holds the key (its payment exists): a probe sent sooner could win the key.
+      await paymentOf(request.body.paymentRequestId);
+      const busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
       expect(busy.body.error, busy.text).toBe('IDEMPOTENCY_KEY_IN_USE');
       expect(busy.headers.get('retry-after')).toBe('1');
       await kill(gateway);
@@ -185,6 +186,59 @@ describe('a payment interrupted by a crash, retried with the same idempotency ke
       expect(retried.status).toBe(200);
       expect(retried.body.status).toBe('succeeded');
       expect((Date.now() - back) / 1000).toBeLessThan(5);
+    },
+  );
+});
+
+describe('a refund interrupted by a crash, retried with the same idempotency key', () => {
+  it(
+    'asks the processor again for the refund that run committed: refunded once, at the gateway and the processor',
+    SLOW,
+    async () => {
+      // The embedded store takes one process at a time: the gateway the tests above left running goes.
+      for (const earlier of running) if (earlier.child.exitCode === null) await kill(earlier);
+      let gateway = await start();
+      apiKey = gateway.banner.demo?.apiKey ?? apiKey;
+      const request = await call(`${gateway.banner.url}/payment-requests`, 'POST', apiKey, {
+        amount: 30,
+        currency: 'EUR',
+        reference: 'crash-refund',
+      });
+      const paid = await call(
+        `${gateway.banner.url}/payments/creditCard/acme/${request.body.paymentRequestId}`,
+        'POST',
+        apiKey,
+        BODY,
+      );
+      expect(paid.body.status, paid.text).toBe('succeeded');
+      const { paymentId } = paid.body as { paymentId: number };
+      const refundPath = `/payments/${paymentId}/refunds`;
+      const key = randomUUID();
+      const body = { amount: 10 };
+
+      // The processor refunds, then holds its answer back; the gateway dies while it waits.
+      const interrupted = call(gateway.banner.url + refundPath, 'POST', apiKey, body, {
+        'x-idempotency-key': key,
+        'x-sandbox-hang-ms': '60000',
+      }).catch((error: Error) => error);
+      for (let tries = 0; (await sandboxCharge(`pay_${paymentId}`))?.status !== 'partially_refunded'; tries++) {
+        if (tries > 200) throw new Error('the processor never received the refund');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await kill(gateway);
+      expect(await interrupted).toBeInstanceOf(Error);
+
+      gateway = await start();
+      const retried = await retryUntilDecided(gateway.banner.url + refundPath, apiKey, body, key);
+      expect(retried.status, retried.text).toBe(200);
+      expect(retried.body).toMatchObject({ paymentId, amount: 10, status: 'succeeded' });
+      // Refunded once: a second refund would have reserved (and the processor refunded) another 10.
+      const payment = await call(`${gateway.banner.url}/payments/${paymentId}`, 'GET', apiKey);
+      expect(payment.body).toMatchObject({ amountRefunded: 10 });
+      expect(await sandboxCharge(`pay_${paymentId}`)).toMatchObject({ amountRefunded: 1000 });
+      const replay = await call(gateway.banner.url + refundPath, 'POST', apiKey, body, { 'x-idempotency-key': key });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(retried.text);
     },
   );
 });

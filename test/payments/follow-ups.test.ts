@@ -209,6 +209,90 @@ describe('globex callbacks: duplicate, late, out of order', () => {
   });
 });
 
+describe('a refund the processor did not answer', () => {
+  /** The processor's own record of the payment: what it actually refunded. */
+  const atProcessor = async (paymentId: number) =>
+    (await (await fetch(`${gw.gateway.sandbox!.url}/acme/v1/payments?reference=pay_${paymentId}`)).json()) as {
+      amountRefunded: number;
+      status: string;
+    };
+  const refundRows = (paymentId: number) =>
+    gw.db.selectFrom('refunds').select(['id', 'status']).where('payment_id', '=', paymentId).execute();
+  const refundEvents = (refundId: number) =>
+    gw.db
+      .selectFrom('outbox_events')
+      .select('type')
+      .where('object_id', '=', refundId)
+      .where('type', 'like', 'refund.%')
+      .execute();
+
+  it('answers pending with the amount reserved; the sweep asks again after 60 s and it succeeds, refunded once', async () => {
+    const { id, payment } = await pay({}, 'acme', undefined, 40);
+    const res = await gw.call('POST', `/payments/${payment.paymentId}/refunds`, {
+      apiKey: m.apiKey,
+      body: { amount: 15 },
+      headers: { 'X-Sandbox-Hang-Ms': '1500' },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: 'pending', amount: 15 });
+    // Reserved: no second refund can take the same money meanwhile.
+    expect((await get(`/payments/${payment.paymentId}`)).amountRefunded).toBe(15);
+    expect((await post(`/payments/${payment.paymentId}/refunds`, { amount: 25.01 })).status).toBe(400);
+
+    gw.clock.advance(59);
+    await gw.runJobs();
+    expect(await refundRows(payment.paymentId)).toEqual([{ id: res.body.refundId, status: 'pending' }]);
+    gw.clock.advance(2);
+    await gw.runJobs();
+    expect(await refundRows(payment.paymentId)).toEqual([{ id: res.body.refundId, status: 'succeeded' }]);
+    expect(await refundEvents(res.body.refundId)).toEqual([{ type: 'refund.succeeded' }]);
+    expect(await get(`/payment-requests/${id}`)).toMatchObject({ status: 'partially_refunded', amountRefunded: 15 });
+    expect(await atProcessor(payment.paymentId)).toMatchObject({ amountRefunded: 1500, status: 'partially_refunded' });
+  });
+
+  it('a retry with the same idempotency key replays the pending answer and reserves nothing more', async () => {
+    const { payment } = await pay({}, 'acme', undefined, 20);
+    const key = { 'X-Idempotency-Key': `refund-${payment.paymentId}` };
+    const first = await gw.call('POST', `/payments/${payment.paymentId}/refunds`, {
+      apiKey: m.apiKey,
+      body: { amount: 5 },
+      headers: { ...key, 'X-Sandbox-Hang-Ms': '1500' },
+    });
+    expect(first.body).toMatchObject({ status: 'pending' });
+    const retried = await gw.call('POST', `/payments/${payment.paymentId}/refunds`, {
+      apiKey: m.apiKey,
+      body: { amount: 5 },
+      headers: key,
+    });
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.text).toBe(first.text);
+    expect((await get(`/payments/${payment.paymentId}`)).amountRefunded).toBe(5);
+    gw.clock.advance(61);
+    await gw.runJobs();
+    expect(await refundRows(payment.paymentId)).toEqual([{ id: first.body.refundId, status: 'succeeded' }]);
+    expect(await atProcessor(payment.paymentId)).toMatchObject({ amountRefunded: 500 });
+  });
+
+  it('a refund the processor refuses fails and gives its reservation back', async () => {
+    const { payment } = await pay({}, 'acme', undefined, 12);
+    // Refunded at the processor behind the gateway's back: the gateway's refund is now more than is left there.
+    const outside = await fetch(`${gw.gateway.sandbox!.url}/acme/v1/payments/${payment.transactionId}/refunds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ amount: 1200, reference: 'outside' }),
+    });
+    expect(outside.status).toBe(200);
+    const res = await post(`/payments/${payment.paymentId}/refunds`, { amount: 2 });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: 'failed', amount: 2 });
+    expect((await get(`/payments/${payment.paymentId}`)).amountRefunded).toBe(0);
+    expect(await refundEvents(res.body.refundId)).toEqual([{ type: 'refund.failed' }]);
+    gw.clock.advance(120);
+    await gw.runJobs();
+    expect(await refundRows(payment.paymentId)).toEqual([{ id: res.body.refundId, status: 'failed' }]);
+  });
+});
+
 // Last in this file: it stops the sandbox network.
 describe('a processor that is down during a follow-up', () => {
   it('capture and void answer 502 and leave the payment authorized, to be retried', async () => {

@@ -1,6 +1,10 @@
 import { sql, type KyselyPlugin, type RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findUnanswered, lockPaymentForCallback } from '../../src/modules/payments/repository.js';
+import {
+  claimUnfinishedRefunds,
+  findUnanswered,
+  lockPaymentForCallback,
+} from '../../src/modules/payments/repository.js';
 import { runTransaction } from '../../src/storage/after-commit.js';
 import { openStorage, type Storage } from '../../src/storage/db.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
@@ -50,4 +54,10 @@ it('finds unanswered 3-D Secure challenges and UPI requests through the index of
 it("finds a callback's payment by the processor's transaction id alone through the unique transaction index", async () => {
   const plan = await planOf((db) => lockPaymentForCallback(db, undefined, 'txn_123'));
   expect(plan).toMatch(/Index Scan using payments_processor_id/);
+});
+
+it('finds the refunds the processor never answered through their own partial index', async () => {
+  const now = new Date();
+  const plan = await planOf((db) => claimUnfinishedRefunds(db, now, new Date(now.getTime() - 60_000), 50));
+  expect(plan).toMatch(/Index Scan using refunds_unfinished/);
 });

@@ -19,12 +19,17 @@ export interface ClaimInput {
   staleBefore: Date;
 }
 
-/** What an interrupted earlier run of the request left: the payment it committed, and the card token it was to show. */
-export interface RecoveryPoint {
-  paymentId: number;
-  /** Sealed with the vault key. */
-  sealedCardToken: string | null;
-}
+/**
+ * What an interrupted earlier run of the request committed: a payment submission its payment, and the
+ * card token it was to show; a refund request its refund.
+ */
+export type RecoveryPoint =
+  | {
+      paymentId: number;
+      /** Sealed with the vault key. */
+      sealedCardToken: string | null;
+    }
+  | { refundId: number };
 
 /**
  * One statement, atomic across instances: a new key is inserted; an expired row is overwritten; an
@@ -57,6 +62,7 @@ export async function tryClaim(db: Db, input: ClaimInput): Promise<{ recovery: R
           ...fresh,
           recovery_payment_id: sql`case when ${expired} then null else idempotency_keys.recovery_payment_id end`,
           recovery_secret: sql`case when ${expired} then null else idempotency_keys.recovery_secret end`,
+          recovery_refund_id: sql`case when ${expired} then null else idempotency_keys.recovery_refund_id end`,
         })
         .where((eb) =>
           eb.or([
@@ -73,15 +79,12 @@ export async function tryClaim(db: Db, input: ClaimInput): Promise<{ recovery: R
           ]),
         ),
     )
-    .returning(['recovery_payment_id', 'recovery_secret'])
+    .returning(['recovery_payment_id', 'recovery_secret', 'recovery_refund_id'])
     .executeTakeFirst();
   if (!row) return undefined;
-  return {
-    recovery:
-      row.recovery_payment_id === null
-        ? null
-        : { paymentId: row.recovery_payment_id, sealedCardToken: row.recovery_secret },
-  };
+  if (row.recovery_payment_id !== null)
+    return { recovery: { paymentId: row.recovery_payment_id, sealedCardToken: row.recovery_secret } };
+  return { recovery: row.recovery_refund_id === null ? null : { refundId: row.recovery_refund_id } };
 }
 
 export async function findKey(db: Db, merchantId: number, key: string) {
@@ -99,6 +102,8 @@ export async function findKey(db: Db, merchantId: number, key: string) {
     .where('key', '=', key)
     .executeTakeFirst();
 }
+
+const hasRecoveryPoint = sql<boolean>`(recovery_payment_id is not null or recovery_refund_id is not null)`;
 
 export interface Claim {
   merchantId: number;
@@ -119,13 +124,13 @@ export async function releaseClaim(db: Db, claim: Claim): Promise<void> {
         .where('merchant_id', '=', claim.merchantId)
         .where('key', '=', claim.key)
         .where('claim_token', '=', claim.token)
-        .where('recovery_payment_id', 'is not', null),
+        .where(hasRecoveryPoint),
     )
     .deleteFrom('idempotency_keys')
     .where('merchant_id', '=', claim.merchantId)
     .where('key', '=', claim.key)
     .where('claim_token', '=', claim.token)
-    .where('recovery_payment_id', 'is', null)
+    .where(sql<boolean>`not (${hasRecoveryPoint})`)
     .execute();
 }
 

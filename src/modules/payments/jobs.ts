@@ -1,12 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { JobHandlers, Sweep } from '../../jobs/queue.js';
 import { capturePayment } from './capture.js';
-import { claimStalePending, findPayment, findUnanswered, type PaymentRow } from './repository.js';
+import { askProcessor } from './refund.js';
+import {
+  claimStalePending,
+  claimUnfinishedRefunds,
+  findPayment,
+  findUnanswered,
+  type PaymentRow,
+} from './repository.js';
 import { settlePayment } from './settle.js';
 import type { PaymentStatus } from '../../storage/schema.js';
 import type { PaymentContext, Settlement } from './types.js';
 
-/** A payment still pending this long after its last change is asked about at its processor. */
+/** A payment still pending (a refund still unanswered) this long after its last change is asked about at its processor. */
 export const RECONCILE_AFTER_SECONDS = 60;
 const RECONCILE_BATCH = 50;
 
@@ -15,6 +22,7 @@ const RECONCILE_BATCH = 50;
  * reconciliation of payments whose processor did not answer in time. Reconciliation is a sweep over
  * the payments table (no job row per payment on the hot path): it claims stale pending payments by
  * bumping updated_at, so each is checked by one instance at a time, again every 60 s until final.
+ * Refunds the processor never answered are asked for again the same way.
  */
 export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger }): Sweep[] {
   return [
@@ -38,6 +46,7 @@ export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger 
       }
       return stale.length;
     },
+    () => finishUnfinishedRefunds(ctx),
     () =>
       expireUnanswered(ctx, {
         methods: ['card', 'token', 'wallet'],
@@ -61,6 +70,30 @@ export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger 
         },
       }),
   ];
+}
+
+/**
+ * Refunds committed whose processor call gave no answer (the gateway died during it, the processor
+ * timed out or failed): asked again with the same reference, which the processor answers without
+ * refunding twice. A refund request retried with its idempotency key resumes its refund sooner.
+ */
+async function finishUnfinishedRefunds(ctx: PaymentContext & { logger: FastifyBaseLogger }): Promise<number> {
+  const now = ctx.clock.now();
+  const cutoff = new Date(now.getTime() - RECONCILE_AFTER_SECONDS * 1000);
+  const refunds = await claimUnfinishedRefunds(ctx.db, now, cutoff, RECONCILE_BATCH);
+  for (const refund of refunds) {
+    const scope = { merchantId: refund.merchant_id, livemode: refund.livemode };
+    try {
+      const payment = await findPayment(ctx.db, scope, refund.payment_id);
+      if (payment) await askProcessor(ctx, payment, refund);
+    } catch (error) {
+      ctx.logger.warn(
+        { refundId: refund.id, err: { message: (error as Error).message } },
+        'refund not finished; asked again later',
+      );
+    }
+  }
+  return refunds.length;
 }
 
 /**

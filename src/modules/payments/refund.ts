@@ -1,27 +1,55 @@
 import { conflict, invalidFormat, notFound } from '../../errors.js';
 import { inTransaction } from '../../context.js';
 import { toMinor } from '../../lib/money.js';
+import { ProcessorCallError } from '../../processors/types.js';
 import { insertEvent } from '../events/index.js';
 import { recordRefundOnRequest } from '../payment-requests/index.js';
-import { finishRefund, findPayment, insertRefund, releaseRefund, reserveRefund, type Scope } from './repository.js';
+import {
+  findPayment,
+  findRefund,
+  finishRefund,
+  insertRefund,
+  isUnfinished,
+  recordRefundRecoveryPoint,
+  releaseRefund,
+  reserveRefund,
+  type PaymentRow,
+  type Scope,
+} from './repository.js';
 import type { PaymentContext } from './types.js';
+
+type RefundRow = NonNullable<Awaited<ReturnType<typeof findRefund>>>;
 
 const exceeds = (amount: number | null) =>
   invalidFormat('amount', amount, 'The refund exceeds the amount captured and not yet refunded');
 
+export interface RefundInput {
+  scope: Scope;
+  paymentId: number;
+  amount?: number;
+  reason?: string;
+  /** Sandbox test controls forwarded to the processor (test mode only). */
+  testHeaders?: Record<string, string>;
+  /** The idempotency claim the request runs under, and the refund an interrupted earlier run of it committed. */
+  recoveryPoint?: { key: string; token: string; resumeRefundId?: number };
+}
+
 /**
  * Full or partial refund of a captured payment. The amount is reserved on the payment with a
- * conditional update first (so concurrent refunds can never exceed what was captured), then the
- * processor is asked; a failed refund releases its reservation. Refunds never change the
- * payment's status; the payment and its request carry the refunded total.
+ * conditional update and the refund committed (with the request's recovery point) first, so
+ * concurrent refunds can never exceed what was captured; then the processor is asked, with the
+ * refund's own reference, so asking again never refunds twice. Refunds never change the payment's
+ * status; the payment and its request carry the refunded total.
+ *
+ * A retry of a request that committed its refund and then died resumes that refund instead of
+ * reserving another; a refund nobody retries is finished by the sweep (`finishUnfinishedRefunds`).
  */
-export async function refundPayment(
-  ctx: PaymentContext,
-  input: { scope: Scope; paymentId: number; amount?: number; reason?: string },
-) {
-  const { scope } = input;
+export async function refundPayment(ctx: PaymentContext, input: RefundInput): Promise<RefundRow> {
+  const { scope, recoveryPoint } = input;
   const payment = await findPayment(ctx.db, scope, input.paymentId);
   if (!payment) throw notFound('payment');
+  const earlier = recoveryPoint?.resumeRefundId && (await findRefund(ctx.db, recoveryPoint.resumeRefundId));
+  if (earlier) return isUnfinished(earlier) ? askProcessor(ctx, payment, earlier, input.testHeaders) : earlier;
   if (payment.status !== 'succeeded')
     throw conflict(`Only a succeeded payment can be refunded; this one is ${payment.status}`, {
       status: payment.status,
@@ -43,45 +71,72 @@ export async function refundPayment(
 
   const refund = await inTransaction(ctx, async (trx) => {
     if (!(await reserveRefund(trx.db, scope, payment.id, amount, now))) throw exceeds(input.amount ?? null);
-    return insertRefund(trx.db, scope, {
+    const inserted = await insertRefund(trx.db, scope, {
       paymentId: payment.id,
       amount,
       currency: payment.currency,
       reason: input.reason ?? null,
       now,
     });
+    if (recoveryPoint) await recordRefundRecoveryPoint(trx.db, scope.merchantId, recoveryPoint, inserted.id);
+    return inserted;
   });
+  return askProcessor(ctx, payment, refund, input.testHeaders);
+}
 
-  let outcome: { refundId: string; status: 'succeeded' | 'pending' } | undefined;
+/**
+ * Asks the processor for an unfinished refund and records its answer: succeeded or pending as it
+ * says; failed (the reservation released) when it refused. Without an answer (a time-out, a 5xx, a
+ * broken connection) the outcome is unknown: the refund stays unfinished, answered as pending, and
+ * the sweep asks again with the same reference. Whoever records an answer first wins; the others
+ * return the refund as it then stands.
+ */
+export async function askProcessor(
+  ctx: PaymentContext,
+  payment: PaymentRow,
+  refund: RefundRow,
+  testHeaders?: Record<string, string>,
+): Promise<RefundRow> {
+  let outcome: { refundId: string | null; status: 'succeeded' | 'pending' | 'failed' };
   try {
     outcome = await ctx.processors
       .get(payment.processor)!
-      .refund(payment.processor_payment_id!, amount, `rf_${refund.id}`);
-  } catch {
-    outcome = undefined;
+      .refund(payment.processor_payment_id!, refund.amount, `rf_${refund.id}`, testHeaders);
+  } catch (error) {
+    const refused = error instanceof ProcessorCallError && error.status !== undefined && error.status < 500;
+    if (!refused) return refund;
+    outcome = { refundId: null, status: 'failed' };
   }
-  return inTransaction(ctx, async (trx) => {
+  const { status } = outcome;
+  const finished = await inTransaction(ctx, async (trx) => {
     const done = ctx.clock.now();
-    const status = outcome ? outcome.status : 'failed';
-    const updated = await finishRefund(trx.db, refund.id, status, outcome?.refundId ?? null, done);
+    const updated = await finishRefund(trx.db, refund.id, status, outcome.refundId, done);
+    if (!updated) return undefined;
     if (status === 'failed') {
-      await releaseRefund(trx.db, payment.id, amount, done);
+      await releaseRefund(trx.db, payment.id, refund.amount, done);
     } else {
       await recordRefundOnRequest(trx, {
-        merchantId: scope.merchantId,
+        merchantId: refund.merchant_id,
         paymentRequestId: payment.payment_request_id,
-        amount,
+        amount: refund.amount,
       });
     }
     if (status !== 'pending') {
       await insertEvent(trx.db, status === 'succeeded' ? 'refund.succeeded' : 'refund.failed', {
-        merchantId: scope.merchantId,
-        livemode: scope.livemode,
+        merchantId: refund.merchant_id,
+        livemode: refund.livemode,
         objectId: updated.id,
-        payload: { refundId: updated.id, paymentId: payment.id, amount, currency: payment.currency, status },
+        payload: {
+          refundId: updated.id,
+          paymentId: payment.id,
+          amount: refund.amount,
+          currency: payment.currency,
+          status,
+        },
         createdAt: done,
       }).execute();
     }
     return updated;
   });
+  return finished ?? (await findRefund(ctx.db, refund.id))!;
 }

@@ -458,6 +458,13 @@ export async function insertRefund(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * A refund without its processor's answer yet: pending, and no processor refund id (a processor that
+ * answers "pending" gives one). The predicate of the partial index `refunds_unfinished`.
+ */
+const unfinished = sql<boolean>`refunds.status = 'pending' and refunds.processor_refund_id is null`;
+
+/** Records the processor's answer on an unfinished refund; undefined when another run recorded one first. */
 export async function finishRefund(
   db: Db,
   refundId: number,
@@ -469,6 +476,54 @@ export async function finishRefund(
     .updateTable('refunds')
     .set({ status, processor_refund_id: processorRefundId, updated_at: now })
     .where('id', '=', refundId)
+    .where(unfinished)
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+}
+
+export async function findRefund(db: Db, refundId: number) {
+  return db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
+}
+
+export const isUnfinished = (refund: { status: string; processor_refund_id: string | null }) =>
+  refund.status === 'pending' && refund.processor_refund_id === null;
+
+/**
+ * Unfinished refunds unchanged since `cutoff`, oldest first, claimed for this sweep by bumping their
+ * updated_at (so another instance's sweep skips them for a while).
+ */
+export async function claimUnfinishedRefunds(db: Db, now: Date, cutoff: Date, limit: number) {
+  return db
+    .updateTable('refunds')
+    .set({ updated_at: now })
+    .where('id', 'in', (qb) =>
+      qb
+        .selectFrom('refunds')
+        .select('id')
+        .where(unfinished)
+        .where('updated_at', '<', cutoff)
+        .orderBy('updated_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .where(unfinished)
+    .returningAll()
+    .execute();
+}
+
+/** The refund a refund request committed, kept on its idempotency claim so that a retry resumes it. */
+export async function recordRefundRecoveryPoint(
+  db: Db,
+  merchantId: number,
+  claim: { key: string; token: string },
+  refundId: number,
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ recovery_refund_id: refundId })
+    .where('merchant_id', '=', merchantId)
+    .where('key', '=', claim.key)
+    .where('claim_token', '=', claim.token)
+    .execute();
 }

@@ -226,10 +226,17 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'api_key', paymentSubmission: true },
     },
     async (request) => {
+      const claim = request.idempotencyClaim;
       const refund = await refundPayment(ctx, {
         ...request.body,
         scope: scopeOf(request),
         paymentId: request.params.paymentId,
+        testHeaders: sandboxControls(request),
+        recoveryPoint: claim && {
+          key: claim.key,
+          token: claim.token,
+          resumeRefundId: claim.recovery && 'refundId' in claim.recovery ? claim.recovery.refundId : undefined,
+        },
       });
       return {
         refundId: refund.id,
@@ -266,17 +273,24 @@ type PayerFields = Pick<H2hCard, 'name' | 'email'> &
   > &
   Partial<Pick<H2hCard, 'referenceId' | 'notifyUrl' | 'successUrl' | 'failureUrl' | 'originDomain' | 'browserInfo'>>;
 
-/** What every submission path shares: caller, payer, options, sandbox test controls. */
-function submissionInput(request: FastifyRequest, body: PayerFields) {
-  const merchant = requireMerchant(request);
-  const params = request.params as { id: number };
+/** The sandbox test-control headers of a test-mode call, forwarded to the processor. */
+function sandboxControls(request: FastifyRequest): Record<string, string> {
   const testHeaders: Record<string, string> = {};
-  if (merchant.mode === 'test') {
+  if (requireMerchant(request).mode === 'test') {
     for (const name of SANDBOX_CONTROLS) {
       const value = request.headers[name];
       if (typeof value === 'string') testHeaders[name] = value;
     }
   }
+  return testHeaders;
+}
+
+/** What every submission path shares: caller, payer, options, sandbox test controls. */
+function submissionInput(request: FastifyRequest, body: PayerFields) {
+  const merchant = requireMerchant(request);
+  const params = request.params as { id: number };
+  const testHeaders = sandboxControls(request);
+  const claim = request.idempotencyClaim;
   return {
     merchantId: merchant.merchantId,
     mode: merchant.mode,
@@ -305,13 +319,11 @@ function submissionInput(request: FastifyRequest, body: PayerFields) {
       startedFrom: request.actor?.kind === 'checkout' ? 'checkout' : 'api',
     },
     testHeaders,
-    recoveryPoint: request.idempotencyClaim
-      ? {
-          key: request.idempotencyClaim.key,
-          token: request.idempotencyClaim.token,
-          resume: request.idempotencyClaim.recovery,
-        }
-      : undefined,
+    recoveryPoint: claim && {
+      key: claim.key,
+      token: claim.token,
+      resume: claim.recovery && 'paymentId' in claim.recovery ? claim.recovery : undefined,
+    },
   };
 }
 

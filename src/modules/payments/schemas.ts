@@ -265,7 +265,10 @@ export const Refund = Type.Object({
   paymentId: Type.Integer(),
   amount: Type.Number(),
   currency: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+    description:
+      'pending: the processor has not decided yet, or has not answered (the amount stays reserved and the gateway asks again every 60 s); a refund.succeeded or refund.failed event follows',
+  }),
   reason: Type.Union([Type.String(), Type.Null()]),
   createDate: Type.String({ format: 'date-time' }),
 });
