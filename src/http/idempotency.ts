@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../context.js';
+import { inTransaction, type App, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { randomBase62, sha256Hex } from '../lib/crypto.js';
 import {
   findKey,
+  recordRecoveryPoint,
   releaseClaim,
   storeResponse,
   tryClaim,
@@ -41,7 +42,7 @@ const SWEEP_BATCH = 20;
 
 /** A claim this request holds, and what an interrupted earlier run of the same request committed. */
 export interface HeldClaim extends Claim {
-  recovery?: { paymentId: number; cardToken: string | null } | { refundId: number };
+  recovery?: { paymentId: number; cardToken: string | null } | { objectId: number };
 }
 
 declare module 'fastify' {
@@ -120,6 +121,37 @@ async function claimOrReplay(
   if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
   // Stored responses can hold secrets shown once (a cardToken, a checkout session token): kept sealed.
   return reply.send(existing.response_body ? ctx.vault.unseal(existing.response_body) : '');
+}
+
+/** The object an interrupted earlier run of this request created (not a payment: payments resume their own way). */
+export function recoveredObjectId(claim: HeldClaim): number | undefined {
+  return claim.recovery && 'objectId' in claim.recovery ? claim.recovery.objectId : undefined;
+}
+
+/**
+ * Runs a create at most once per idempotency key, also when the process dies between the create's
+ * commit and its answer being stored on the key: the transaction that creates the object writes its
+ * id onto the claim, and a retry that takes the claim over answers with that object (read afresh)
+ * instead of creating another. Without a key it is just the create in a transaction.
+ */
+export async function createOnce<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  action: {
+    create: (trx: AppContext) => Promise<T>;
+    idOf: (created: T) => number;
+    find: (id: number) => Promise<T | undefined>;
+  },
+): Promise<T> {
+  const claim = request.idempotencyClaim;
+  const earlierId = claim && recoveredObjectId(claim);
+  const earlier = earlierId === undefined ? undefined : await action.find(earlierId);
+  if (earlier !== undefined) return earlier;
+  return inTransaction(ctx, async (trx) => {
+    const created = await action.create(trx);
+    if (claim) await recordRecoveryPoint(trx.db, claim, action.idOf(created));
+    return created;
+  });
 }
 
 function unsealed(ctx: AppContext, point: RecoveryPoint): NonNullable<HeldClaim['recovery']> {

@@ -203,8 +203,8 @@ export interface IdempotencyKeysTable {
   holder: string | null;
   recovery_payment_id: number | null;
   recovery_secret: string | null;
-  /** The refund a refund request committed before calling its processor. */
-  recovery_refund_id: number | null;
+  /** The object (refund, payment request, customer) a creating request committed; its kind follows from the path. */
+  recovery_object_id: number | null;
 }
 
 export interface GatewayInstancesTable {

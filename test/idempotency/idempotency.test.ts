@@ -268,6 +268,8 @@ describe('what is stored', () => {
         response_status: null,
         response_content_type: null,
         response_body: null,
+        // It died before its create committed (the next test: after).
+        recovery_object_id: null,
       })
       .execute();
 
@@ -285,6 +287,44 @@ describe('what is stored', () => {
     expect(takenOver.headers.get('idempotent-replayed')).toBeNull();
     expectReplayOf(await post(m, 'crashed'), takenOver);
     expect(await customerCount(m)).toBe(2);
+  });
+
+  it('a create whose answer was lost in a crash after its commit: the retry answers with that object, creating none', async () => {
+    const m = await gw.merchant();
+    const requests = async () =>
+      (await gw.db.selectFrom('payment_requests').select('id').where('merchant_id', '=', m.merchantId).execute())
+        .length;
+    const creates = [
+      { path: '/customers', body: customer, id: (r: CallResult) => r.body.id, count: () => customerCount(m) },
+      {
+        path: '/payment-requests',
+        body: { amount: 12.5, currency: 'EUR', reference: 'lost-answer' },
+        id: (r: CallResult) => r.body.paymentRequestId,
+        count: requests,
+      },
+    ];
+    for (const create of creates) {
+      const key = randomUUID();
+      const first = await post(m, key, create.body, { path: create.path });
+      expect(first.status, first.text).toBe(200);
+      // What a process killed between the create's commit and storing its answer leaves: the claim
+      // of an instance that is gone, with the recovery point the create's transaction wrote.
+      const lost = await gw.db
+        .updateTable('idempotency_keys')
+        .set({ response_status: null, response_content_type: null, response_body: null, holder: 'gone' })
+        .where('merchant_id', '=', m.merchantId)
+        .where('key', '=', key)
+        .where('recovery_object_id', '=', create.id(first))
+        .executeTakeFirst();
+      expect(lost.numUpdatedRows).toBe(1n);
+
+      const retried = await post(m, key, create.body, { path: create.path });
+      expect(retried.status, retried.text).toBe(200);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      expect(create.id(retried)).toBe(create.id(first));
+      expect(await create.count()).toBe(1);
+      expectReplayOf(await post(m, key, create.body, { path: create.path }), retried);
+    }
   });
 
   it('requests without a key leave nothing behind', async () => {

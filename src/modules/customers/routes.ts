@@ -2,9 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { inTransaction, type App, type AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { requireMerchant } from '../../http/credentials.js';
+import { createOnce } from '../../http/idempotency.js';
 import { createCustomer } from './create-customer.js';
 import { getCustomer, listCustomers } from './list-customers.js';
-import type { CustomerScope } from './repository.js';
+import { findCustomer, type CustomerScope } from './repository.js';
 import {
   CreateCustomerBody,
   Customer,
@@ -36,7 +37,11 @@ export function customerRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const scope = callerScope(request);
-      return inTransaction(ctx, (trx) => createCustomer(trx, { ...request.body, scope }));
+      return createOnce(ctx, request, {
+        create: (trx) => createCustomer(trx, { ...request.body, scope }),
+        idOf: (created) => created.id,
+        find: (id) => findCustomer(ctx.db, scope, id),
+      });
     },
   );
 

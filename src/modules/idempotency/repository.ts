@@ -21,7 +21,8 @@ export interface ClaimInput {
 
 /**
  * What an interrupted earlier run of the request committed: a payment submission its payment, and the
- * card token it was to show; a refund request its refund.
+ * card token it was to show; any other creating request the object it created (its kind follows from
+ * the request's path, which the key's fingerprint holds).
  */
 export type RecoveryPoint =
   | {
@@ -29,7 +30,7 @@ export type RecoveryPoint =
       /** Sealed with the vault key. */
       sealedCardToken: string | null;
     }
-  | { refundId: number };
+  | { objectId: number };
 
 /**
  * One statement, atomic across instances: a new key is inserted; an expired row is overwritten; an
@@ -62,7 +63,7 @@ export async function tryClaim(db: Db, input: ClaimInput): Promise<{ recovery: R
           ...fresh,
           recovery_payment_id: sql`case when ${expired} then null else idempotency_keys.recovery_payment_id end`,
           recovery_secret: sql`case when ${expired} then null else idempotency_keys.recovery_secret end`,
-          recovery_refund_id: sql`case when ${expired} then null else idempotency_keys.recovery_refund_id end`,
+          recovery_object_id: sql`case when ${expired} then null else idempotency_keys.recovery_object_id end`,
         })
         .where((eb) =>
           eb.or([
@@ -79,12 +80,12 @@ export async function tryClaim(db: Db, input: ClaimInput): Promise<{ recovery: R
           ]),
         ),
     )
-    .returning(['recovery_payment_id', 'recovery_secret', 'recovery_refund_id'])
+    .returning(['recovery_payment_id', 'recovery_secret', 'recovery_object_id'])
     .executeTakeFirst();
   if (!row) return undefined;
   if (row.recovery_payment_id !== null)
     return { recovery: { paymentId: row.recovery_payment_id, sealedCardToken: row.recovery_secret } };
-  return { recovery: row.recovery_refund_id === null ? null : { refundId: row.recovery_refund_id } };
+  return { recovery: row.recovery_object_id === null ? null : { objectId: row.recovery_object_id } };
 }
 
 export async function findKey(db: Db, merchantId: number, key: string) {
@@ -103,12 +104,23 @@ export async function findKey(db: Db, merchantId: number, key: string) {
     .executeTakeFirst();
 }
 
-const hasRecoveryPoint = sql<boolean>`(recovery_payment_id is not null or recovery_refund_id is not null)`;
+const hasRecoveryPoint = sql<boolean>`(recovery_payment_id is not null or recovery_object_id is not null)`;
 
 export interface Claim {
   merchantId: number;
   key: string;
   token: string;
+}
+
+/** Records, in the transaction that created it, the object this claim's request created: its recovery point. */
+export async function recordRecoveryPoint(db: Db, claim: Claim, objectId: number): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ recovery_object_id: objectId })
+    .where('merchant_id', '=', claim.merchantId)
+    .where('key', '=', claim.key)
+    .where('claim_token', '=', claim.token)
+    .execute();
 }
 
 /**

@@ -1,5 +1,6 @@
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import type { App, AppContext } from '../../context.js';
 import { merchantScopeOf } from '../../http/credentials.js';
+import { createOnce } from '../../http/idempotency.js';
 import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';
@@ -9,6 +10,7 @@ import { getPaymentRequestStatus } from './get-payment-request-status.js';
 import { getTimeline } from './get-timeline.js';
 import { exportPaymentRequests, listPaymentRequestPage } from './list-payment-requests.js';
 import { presentPaymentRequest } from './present.js';
+import { findPaymentRequest } from './repository.js';
 import {
   CreatePaymentRequestBody,
   ExportPaymentRequestsQuery,
@@ -39,7 +41,12 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const scope = merchantScopeOf(request);
-      return present(await inTransaction(ctx, (trx) => createPaymentRequest(trx, { ...request.body, scope })));
+      const row = await createOnce(ctx, request, {
+        create: (trx) => createPaymentRequest(trx, { ...request.body, scope }),
+        idOf: (created) => created.id,
+        find: (id) => findPaymentRequest(ctx.db, scope, id),
+      });
+      return present(row);
     },
   );
 

@@ -3,6 +3,7 @@ import { inTransaction } from '../../context.js';
 import { toMinor } from '../../lib/money.js';
 import { ProcessorCallError } from '../../processors/types.js';
 import { insertEvent } from '../events/index.js';
+import { recordRecoveryPoint, type Claim } from '../idempotency/index.js';
 import { recordRefundOnRequest } from '../payment-requests/index.js';
 import {
   findPayment,
@@ -10,7 +11,6 @@ import {
   finishRefund,
   insertRefund,
   isUnfinished,
-  recordRefundRecoveryPoint,
   releaseRefund,
   reserveRefund,
   type PaymentRow,
@@ -31,7 +31,7 @@ export interface RefundInput {
   /** Sandbox test controls forwarded to the processor (test mode only). */
   testHeaders?: Record<string, string>;
   /** The idempotency claim the request runs under, and the refund an interrupted earlier run of it committed. */
-  recoveryPoint?: { key: string; token: string; resumeRefundId?: number };
+  recoveryPoint?: Claim & { resumeRefundId?: number };
 }
 
 /**
@@ -78,7 +78,7 @@ export async function refundPayment(ctx: PaymentContext, input: RefundInput): Pr
       reason: input.reason ?? null,
       now,
     });
-    if (recoveryPoint) await recordRefundRecoveryPoint(trx.db, scope.merchantId, recoveryPoint, inserted.id);
+    if (recoveryPoint) await recordRecoveryPoint(trx.db, recoveryPoint, inserted.id);
     return inserted;
   });
   return askProcessor(ctx, payment, refund, input.testHeaders);

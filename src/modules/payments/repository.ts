@@ -511,19 +511,3 @@ export async function claimUnfinishedRefunds(db: Db, now: Date, cutoff: Date, li
     .returningAll()
     .execute();
 }
-
-/** The refund a refund request committed, kept on its idempotency claim so that a retry resumes it. */
-export async function recordRefundRecoveryPoint(
-  db: Db,
-  merchantId: number,
-  claim: { key: string; token: string },
-  refundId: number,
-): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ recovery_refund_id: refundId })
-    .where('merchant_id', '=', merchantId)
-    .where('key', '=', claim.key)
-    .where('claim_token', '=', claim.token)
-    .execute();
-}

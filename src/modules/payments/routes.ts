@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf as scopeOf, requireMerchant } from '../../http/credentials.js';
+import { recoveredObjectId } from '../../http/idempotency.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { fromMinor } from '../../lib/money.js';
@@ -232,11 +233,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
         scope: scopeOf(request),
         paymentId: request.params.paymentId,
         testHeaders: sandboxControls(request),
-        recoveryPoint: claim && {
-          key: claim.key,
-          token: claim.token,
-          resumeRefundId: claim.recovery && 'refundId' in claim.recovery ? claim.recovery.refundId : undefined,
-        },
+        recoveryPoint: claim && { ...claim, resumeRefundId: recoveredObjectId(claim) },
       });
       return {
         refundId: refund.id,

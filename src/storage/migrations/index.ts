@@ -18,7 +18,7 @@ import * as m0016 from './0016_wallet_in_checkout.js';
 import * as m0017 from './0017_team_invitations.js';
 import * as m0018 from './0018_payments_awaiting_payer.js';
 import * as m0019 from './0019_fewer_index_entries.js';
-import * as m0020 from './0020_refund_recovery.js';
+import * as m0020 from './0020_recovery_objects.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -41,7 +41,7 @@ const migrations: Record<string, Migration> = {
   '0017_team_invitations': m0017,
   '0018_payments_awaiting_payer': m0018,
   '0019_fewer_index_entries': m0019,
-  '0020_refund_recovery': m0020,
+  '0020_recovery_objects': m0020,
 };
 
 export const migrationProvider: MigrationProvider = {
