@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { installWalSync, type WalSync } from './pglite-wal-sync.js';
 import { preparedNameOf } from './prepared.js';
 
 /**
@@ -21,13 +22,21 @@ import { preparedNameOf } from './prepared.js';
 export class PGliteDialect implements Dialect {
   constructor(
     private readonly pglite: PGlite,
-    private readonly options: { preparedStatements?: boolean } = {},
+    private readonly options: {
+      preparedStatements?: boolean;
+      /** The store is on disk and started with WAL_SYNC_START_PARAMS: answer only durable commits. */
+      durableCommits?: boolean;
+    } = {},
   ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.options.preparedStatements ?? false);
+    return new PGliteDriver(
+      this.pglite,
+      this.options.preparedStatements ?? false,
+      this.options.durableCommits ?? false,
+    );
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -43,15 +52,23 @@ export class EmbeddedStoreFailedError extends Error {}
 class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private connection!: PGliteConnection;
+  private walSync: WalSync | undefined;
 
   constructor(
     private readonly pglite: PGlite,
     private readonly preparedStatements: boolean,
+    private readonly durableCommits: boolean,
   ) {}
 
   async init(): Promise<void> {
     await this.pglite.waitReady;
-    this.connection = new PGliteConnection(this.pglite, installTrapGuard(this.pglite), this.preparedStatements);
+    if (this.durableCommits) this.walSync = installWalSync(this.pglite);
+    this.connection = new PGliteConnection(
+      this.pglite,
+      installTrapGuard(this.pglite),
+      this.preparedStatements,
+      this.walSync,
+    );
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -63,8 +80,14 @@ class PGliteDriver implements Driver {
     return this.connection;
   }
 
+  /**
+   * The next holder may start at once; this holder's caller goes on only once everything committed
+   * so far is on disk: nothing is answered before its commit is durable, nor from a row whose commit
+   * is still being flushed, and commits that queued behind one another share one flush.
+   */
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     (connection as PGliteConnection).release();
+    await this.walSync?.settled();
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -85,13 +108,14 @@ class PGliteDriver implements Driver {
 
   async destroy(): Promise<void> {
     await this.queue;
+    await this.walSync?.settled().catch(() => {});
     if (!this.pglite.closed) await this.pglite.close();
   }
 }
 
 class PGliteConnection implements DatabaseConnection {
   release: () => void = () => {};
-  private failure: EmbeddedStoreFailedError | undefined;
+  private failure: Error | undefined;
 
   private readonly statements = new Map<string, PreparedStatement>();
 
@@ -99,9 +123,11 @@ class PGliteConnection implements DatabaseConnection {
     private readonly pglite: PGlite,
     private readonly guard: TrapGuard,
     private readonly preparedStatements: boolean,
+    private readonly walSync: WalSync | undefined,
   ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    this.failure ??= this.walSync?.failure();
     if (this.failure) throw this.failure;
     const name = this.preparedStatements ? preparedNameOf(compiled.sql) : undefined;
     let result;

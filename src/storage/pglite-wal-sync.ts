@@ -1,0 +1,184 @@
+import fs from 'node:fs';
+import type { PGlite } from '@electric-sql/pglite';
+
+/**
+ * Durable commits for the embedded store on disk.
+ *
+ * PGlite starts PostgreSQL with fsync off, and its WebAssembly file system turns every fsync into
+ * nothing: a commit is answered once its WAL is in the operating system's cache, which survives a
+ * crash of the gateway but not of the machine. These parameters turn fsync on and make PostgreSQL
+ * use plain fsync() for the WAL (the one call that reaches the file system's `fsync` operation;
+ * fdatasync() is dropped before it), and `installWalSync` gives that operation a real meaning.
+ *
+ * A synchronous fdatasync per commit would stall the event loop (~0.5 ms each) and, PGlite being one
+ * connection, every request with it. So a WAL fsync only starts a flush in the background, one
+ * fdatasync for every commit made meanwhile (group commit), and the driver holds each answer back
+ * until `settled()` says its commit reached the disk. PostgreSQL's rule that the WAL reaches the disk
+ * before the pages it describes holds, a little more strictly: before a page of another file is
+ * written over or another file synced, and before a WAL segment is closed, all WAL written so far is
+ * flushed on the spot.
+ */
+export const WAL_SYNC_START_PARAMS = ['-c', 'fsync=on', '-c', 'wal_sync_method=fsync'];
+
+export interface WalSync {
+  /** Resolves once every commit made so far is on disk; rejects if a flush failed. */
+  settled(): Promise<void>;
+  /** Set once a flush failed: nothing acknowledged after that could be trusted to be durable. */
+  failure(): Error | undefined;
+}
+
+/** What PGlite exposes of its Emscripten file system (not part of its typed API). */
+interface EmscriptenStream {
+  nfd?: number;
+  node: unknown;
+}
+interface StreamOps {
+  write(stream: EmscriptenStream, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  close(stream: EmscriptenStream): void;
+  fsync?(stream: EmscriptenStream): number;
+}
+interface NodeFsType {
+  realPath(node: unknown): string;
+  stream_ops: StreamOps;
+}
+interface EmscriptenFs {
+  lookupPath(path: string): { node: { mount: { type: NodeFsType } } };
+}
+
+const isWal = (path: string) => path.includes('/pg_wal/');
+
+/** Node's callback file calls, which run on libuv's thread pool, as promises. */
+const callback = <T = void>(call: (done: (error: Error | null, value?: T) => void) => void) =>
+  new Promise<T>((resolve, reject) => call((error, value) => (error ? reject(error) : resolve(value as T))));
+
+export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSync {
+  const FS = (pglite as unknown as { mod: { FS: EmscriptenFs } }).mod.FS;
+  const nodefs = FS.lookupPath(dataPath).node.mount.type;
+  const ops = nodefs.stream_ops;
+  const pathOf = (stream: EmscriptenStream) => nodefs.realPath(stream.node);
+
+  /** WAL files written to since their last flush began, and those of the flush under way. */
+  let written = new Set<string>();
+  let inFlight = new Set<string>();
+  /** The flush in the background, and the one to run after it for requests made meanwhile. */
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  let failed: Error | undefined;
+
+  const fail = (error: unknown): never => {
+    failed ??= new Error(
+      `the embedded store could not write to disk (${(error as Error).message}); restart the gateway`,
+    );
+    throw failed;
+  };
+  const onDisk = (work: () => void) => {
+    try {
+      work();
+    } catch (error) {
+      fail(error);
+    }
+  };
+
+  const syncFile = (path: string) => {
+    const fd = fs.openSync(path, 'r');
+    try {
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+
+  /** Flushes the WAL written so far now, on this thread: before anything may depend on it. */
+  const flushNow = () => {
+    if (written.size === 0 && inFlight.size === 0) return;
+    const paths = new Set([...inFlight, ...written]);
+    written = new Set();
+    inFlight = new Set(); // on disk once this returns, whenever the background flush ends
+    onDisk(() => paths.forEach(syncFile));
+  };
+
+  const flushInBackground = async (): Promise<void> => {
+    const paths = written;
+    inFlight = paths;
+    written = new Set();
+    try {
+      for (const path of paths) {
+        // Gone means recycled or removed, which PostgreSQL does only to a segment it has closed, and
+        // closing one flushes it first (below).
+        const fd = await callback<number>((done) => fs.open(path, 'r', done)).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw error;
+        });
+        if (fd === undefined) continue;
+        try {
+          await callback((done) => fs.fdatasync(fd, done));
+        } finally {
+          await callback((done) => fs.close(fd, done));
+        }
+      }
+    } finally {
+      if (inFlight === paths) inFlight = new Set();
+    }
+  };
+
+  /** One flush at a time; requests made while one runs share the next. */
+  const schedule = (): Promise<void> => {
+    if (!running) {
+      running = flushInBackground()
+        .catch(fail)
+        .finally(() => (running = undefined));
+      return running;
+    }
+    next ??= running
+      .catch(() => {})
+      .then(() => {
+        next = undefined;
+        return schedule();
+      });
+    return next;
+  };
+
+  ops.fsync = (stream) => {
+    const path = pathOf(stream);
+    if (isWal(path)) {
+      written.add(path);
+      schedule().catch(() => {}); // settled() reports a failure to whoever waits
+    } else {
+      flushNow();
+      onDisk(() => syncFile(path));
+    }
+    return 0;
+  };
+
+  const write = ops.write.bind(ops);
+  ops.write = (stream, buffer, offset, length, position) => {
+    const path = pathOf(stream);
+    if (!isWal(path)) {
+      // Most such writes add new, empty pages at the end of a growing table, which no WAL describes
+      // yet; a page written over is one PostgreSQL changed, and its WAL goes first.
+      if ((written.size > 0 || inFlight.size > 0) && position < fs.fstatSync(stream.nfd!).size) flushNow();
+      return write(stream, buffer, offset, length, position);
+    }
+    const bytes = write(stream, buffer, offset, length, position);
+    written.add(path);
+    return bytes;
+  };
+
+  const close = ops.close.bind(ops);
+  ops.close = (stream) => {
+    const path = pathOf(stream);
+    if (written.has(path) || inFlight.has(path)) flushNow();
+    close(stream);
+  };
+
+  const failure = () => failed;
+  return {
+    settled: async () => {
+      // `running` finishes before `next` starts, so the latest of them covers every commit so far.
+      if (!failure()) await (next ?? running);
+      const error = failure();
+      if (error) throw error;
+    },
+    failure,
+  };
+}

@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { openStorage, type Storage } from '../../src/storage/db.js';
+
+// The embedded store on disk answers a write only once its commit is on disk (pglite-wal-sync.ts):
+// PGlite alone would answer it once it is in the operating system's cache, lost if the machine
+// stops. A machine cannot be stopped in a test, so these watch the disk flushes themselves, through
+// Node's file calls, which are what reach the disk: what was flushed, and when, against the answer.
+type Flush = { path: string; startedAt: number; doneAt?: number };
+
+const stores: { storage: Storage; dataDir: string }[] = [];
+let db: Storage['db'];
+beforeAll(async () => {
+  db = await openOnDisk();
+});
+afterEach(() => vi.restoreAllMocks());
+afterAll(async () => {
+  for (const { storage, dataDir } of stores) {
+    await storage.close().catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+const pathOfFd = (fd: number) => fs.readlinkSync(`/proc/self/fd/${fd}`);
+const isWal = (file: string) => file.includes('/pg_wal/');
+
+async function openOnDisk() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'durability-'));
+  const storage = await openStorage({ dataDir });
+  stores.push({ storage, dataDir });
+  await sql`create table probe (id bigserial primary key, note text not null)`.execute(storage.db);
+  return storage.db;
+}
+
+/** Records the background flushes, each finishing `delayMs` late (a slow disk), or failing with `error`. */
+function watchBackgroundFlushes(delayMs: number, error?: NodeJS.ErrnoException) {
+  const flushes: Flush[] = [];
+  const fdatasync = fs.fdatasync.bind(fs);
+  vi.spyOn(fs, 'fdatasync').mockImplementation((fd: number, done: (error: Error | null) => void) => {
+    const flush: Flush = { path: pathOfFd(fd), startedAt: performance.now() };
+    flushes.push(flush);
+    fdatasync(fd, (result) =>
+      setTimeout(() => {
+        flush.doneAt = performance.now();
+        done(error ?? result);
+      }, delayMs),
+    );
+  });
+  return flushes;
+}
+
+it('keeps fsync on for the store on disk, with the WAL flushed by fsync()', async () => {
+  const setting = async (name: string) =>
+    (await sql<{ setting: string }>`select setting from pg_settings where name = ${name}`.execute(db)).rows[0].setting;
+  expect(await setting('fsync')).toBe('on');
+  expect(await setting('wal_sync_method')).toBe('fsync');
+  expect(await setting('synchronous_commit')).toBe('on');
+});
+
+it('answers a write only after its WAL has been flushed to disk', async () => {
+  const flushes = watchBackgroundFlushes(150);
+  const begun = performance.now();
+  await sql`insert into probe (note) values ('acknowledged')`.execute(db);
+  const answeredAt = performance.now();
+
+  const walFlushes = flushes.filter((flush) => isWal(flush.path) && flush.startedAt >= begun);
+  expect(walFlushes.length).toBeGreaterThan(0);
+  expect(walFlushes.every((flush) => flush.doneAt !== undefined && flush.doneAt <= answeredAt)).toBe(true);
+
+  // A transaction likewise: its commit is the write that waits.
+  const flushesBefore = flushes.length;
+  await db.transaction().execute(async (trx) => {
+    await sql`insert into probe (note) values ('in a transaction')`.execute(trx);
+  });
+  expect(flushes.slice(flushesBefore).some((flush) => isWal(flush.path) && flush.doneAt !== undefined)).toBe(true);
+});
+
+it('flushes once for writes that committed while a flush was under way (group commit)', async () => {
+  const count = async () => (await sql<{ n: number }>`select count(*)::int as n from probe`.execute(db)).rows[0].n;
+  const before = await count();
+  const flushes = watchBackgroundFlushes(30);
+  await Promise.all(
+    Array.from({ length: 40 }, (_, i) => sql`insert into probe (note) values (${`concurrent ${i}`})`.execute(db)),
+  );
+  const walFlushes = flushes.filter((flush) => isWal(flush.path));
+  expect(walFlushes.length).toBeGreaterThan(0);
+  expect(walFlushes.length).toBeLessThanOrEqual(10);
+  expect((await count()) - before).toBe(40);
+});
+
+it('writes no table page to its file while WAL written before it is not yet on disk', async () => {
+  const events: { kind: 'wal written' | 'wal flushed' | 'page written'; at: number }[] = [];
+  const record = (kind: (typeof events)[number]['kind']) => events.push({ kind, at: performance.now() });
+  // Background flushes take long here, so the checkpoint's page writes come while one is under way.
+  const flushes = watchBackgroundFlushes(1_000);
+  const fdatasyncSync = fs.fdatasyncSync.bind(fs);
+  vi.spyOn(fs, 'fdatasyncSync').mockImplementation((fd: number) => {
+    fdatasyncSync(fd);
+    if (isWal(pathOfFd(fd))) record('wal flushed');
+  });
+  const writeSync = fs.writeSync.bind(fs) as (...args: unknown[]) => number;
+  vi.spyOn(fs, 'writeSync').mockImplementation(((
+    fd: number,
+    buffer: unknown,
+    offset: unknown,
+    length: unknown,
+    position: number,
+  ) => {
+    const file = pathOfFd(fd);
+    if (isWal(file)) record('wal written');
+    // A page written over; new empty pages added at the end of a table carry nothing WAL describes.
+    if (file.includes('/base/') && position < fs.fstatSync(fd).size) record('page written');
+    return writeSync(fd, buffer, offset, length, position);
+  }) as typeof fs.writeSync);
+
+  // More rows than the store's 16 MB of buffers hold: it writes pages out in the middle of the
+  // statement, each after WAL it wrote; then the checkpoint, during the commit's slow flush.
+  const insert = sql`insert into probe (note) select repeat('x', 200) || n from generate_series(1, 100000) n`.execute(
+    db,
+  );
+  const checkpoint = sql`checkpoint`.execute(db);
+  await Promise.all([insert, checkpoint]);
+
+  for (const flush of flushes) if (isWal(flush.path)) events.push({ kind: 'wal flushed', at: flush.doneAt! });
+  events.sort((a, b) => a.at - b.at);
+  let unflushedWal = false;
+  let pagesAfterWal = 0;
+  for (const event of events) {
+    if (event.kind === 'wal written') unflushedWal = true;
+    if (event.kind === 'wal flushed') unflushedWal = false;
+    if (event.kind === 'page written') {
+      expect(unflushedWal).toBe(false);
+      if (events.some((other) => other.kind === 'wal written' && other.at < event.at)) pagesAfterWal++;
+    }
+  }
+  expect(pagesAfterWal).toBeGreaterThan(0);
+});
+
+it('answers a write whose flush failed with an error, and refuses every statement after it', async () => {
+  const db = await openOnDisk(); // a store of its own: this one stops working
+  watchBackgroundFlushes(0, Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+  await expect(sql`insert into probe (note) values ('not durable')`.execute(db)).rejects.toThrow(
+    /could not write to disk/,
+  );
+  vi.restoreAllMocks();
+  await expect(sql`select 1`.execute(db)).rejects.toThrow(/restart the gateway/);
+});
