@@ -4,7 +4,6 @@ import type { Config } from './config.js';
 import type { App, AppContext } from './context.js';
 import { reportUndeclaredStatuses } from './http/contract-check.js';
 import { checkoutCors } from './http/cors.js';
-import { auditSensitiveActions } from './http/audit.js';
 import { authenticate } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
 import { frontEnds } from './http/front-ends.js';
@@ -170,7 +169,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     ),
   );
   app.addHook('onSend', reportDeprecatedVersion(ctx));
-  app.addHook('onSend', auditSensitiveActions(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request)),

@@ -1,44 +1,58 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { recordAudit } from '../modules/audit/index.js';
+import type { FastifyRequest } from 'fastify';
+import { inTransaction, type DbContext } from '../context.js';
+import { recordAudit, type AuditEntry } from '../modules/audit/index.js';
+
+/** The sensitive actions the merchant's audit log records, whichever credential made them. */
+export type AuditedAction =
+  | 'api_key.rotated'
+  | 'payment.refunded'
+  | 'settings.updated'
+  | 'webhook_secret.rotated'
+  | 'team.invited'
+  | 'team.invitation_revoked'
+  | 'team.role_changed'
+  | 'team.member_removed';
 
 /**
- * The sensitive actions written to the merchant's audit log, by route: whichever credential made them
- * (API key, bearer token or panel session), once they succeeded. Written before the answer leaves
- * (onSend), so a client that saw the success finds the entry.
+ * The audit entry of the sensitive action this request makes: who (API key, bearer token or panel
+ * session), in which mode, on what (`target`: the request's path unless it created something, then
+ * the new object's). It is written in the transaction that makes the change (`inAuditedTransaction`,
+ * or the refund's own), so the two commit together or not at all: a client that saw the success finds
+ * the entry, no crash keeps a change without it, and a change whose entry cannot be written is not
+ * made. A replayed idempotent answer runs no route, so writes no entry.
  */
-const AUDITED_ROUTES: Record<string, string> = {
-  'PUT /users/:userId/apikey': 'api_key.rotated',
-  'POST /payments/:paymentId/refunds': 'payment.refunded',
-  'PATCH /settings': 'settings.updated',
-  'POST /settings/webhook-secret': 'webhook_secret.rotated',
-  'POST /team/invitations': 'team.invited',
-  'DELETE /team/invitations/:invitationId': 'team.invitation_revoked',
-  'PATCH /team/members/:userId': 'team.role_changed',
-  'DELETE /team/members/:userId': 'team.member_removed',
-};
-
-export function auditSensitiveActions(ctx: Pick<AppContext, 'db' | 'clock'>) {
-  return async <T>(request: FastifyRequest, reply: FastifyReply, payload: T): Promise<T> => {
-    const action = AUDITED_ROUTES[`${request.method} ${request.routeOptions.url}`];
-    const actor = request.actor;
-    if (!action || !actor || actor.kind === 'checkout' || reply.statusCode >= 300) return payload;
-    // A replayed idempotent answer is not a second action.
-    if (reply.getHeader('idempotent-replayed') === 'true') return payload;
-    const mode = 'mode' in actor ? actor.mode : (request.query as { mode?: string }).mode === 'live' ? 'live' : 'test';
-    try {
-      await recordAudit(ctx, {
-        merchantId: actor.merchantId,
-        userId: actor.userId,
-        livemode: mode === 'live',
-        action,
-        // A creation names what it made (Location: the new invitation), not the collection it posted to.
-        target: String(reply.getHeader('location') ?? request.originalUrl.split('?')[0]),
-        requestId: request.id,
-      });
-    } catch (error) {
-      request.log.error({ err: error, action }, 'audit entry not written');
-    }
-    return payload;
+export function auditEntryOf(
+  request: FastifyRequest,
+  action: AuditedAction,
+  target: string = request.originalUrl.split('?')[0],
+): Omit<AuditEntry, 'at'> {
+  const actor = request.actor;
+  if (!actor || actor.kind === 'checkout') throw new Error(`${action} needs a merchant's credential`);
+  const mode = 'mode' in actor ? actor.mode : (request.query as { mode?: string }).mode === 'live' ? 'live' : 'test';
+  return {
+    merchantId: actor.merchantId,
+    userId: actor.userId,
+    livemode: mode === 'live',
+    action,
+    target,
+    requestId: request.id,
   };
+}
+
+/**
+ * Runs the route's change in a transaction that also writes its audit entry. `targetOf` names what a
+ * creation made (the new object's path); otherwise the target is the request's path.
+ */
+export function inAuditedTransaction<C extends DbContext, T>(
+  ctx: C,
+  request: FastifyRequest,
+  action: AuditedAction,
+  change: (trx: C) => Promise<T>,
+  targetOf?: (result: T) => string,
+): Promise<T> {
+  return inTransaction(ctx, async (trx) => {
+    const result = await change(trx);
+    await recordAudit(trx, auditEntryOf(request, action, targetOf?.(result)));
+    return result;
+  });
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
 import { PASSWORD, useGateway, type TestMerchant } from '../helpers/gateway.js';
@@ -79,5 +80,44 @@ describe('the audit log', () => {
     // Another merchant's owner sees none of it.
     const other = await gw.merchant();
     expect((await gw.call('GET', '/audit-log', await session(other.email))).body.data).toEqual([]);
+  });
+
+  it('commits each entry with its change: a change whose entry cannot be written is not made', async () => {
+    const m = await gw.merchant();
+    const paymentId = await paidPayment(m);
+    const owner = await session(m.email);
+    expect((await gw.call('PATCH', '/settings', { ...owner, body: { businessName: 'Before' } })).status).toBe(200);
+    // The database refuses this merchant's audit entries (a full disk, a lost connection would too).
+    await sql
+      .raw(
+        `create or replace function refuse_audit_entry() returns trigger language plpgsql as $$
+      begin raise exception 'audit log unavailable'; end $$`,
+      )
+      .execute(gw.db);
+    await sql
+      .raw(
+        `create trigger refuse_audit_entry before insert on audit_log for each row
+      when (new.merchant_id = ${m.merchantId}) execute function refuse_audit_entry()`,
+      )
+      .execute(gw.db);
+    try {
+      const settings = await gw.call('PATCH', '/settings', { ...owner, body: { businessName: 'After' } });
+      expect(settings.status).toBe(500);
+      const rotated = await gw.call('PUT', `/users/${m.userId}/apikey?mode=test`, owner);
+      expect(rotated.status).toBe(500);
+      const refund = await gw.call('POST', `/payments/${paymentId}/refunds`, { apiKey: m.apiKey, body: { amount: 5 } });
+      expect(refund.status).toBe(500);
+    } finally {
+      await sql.raw('drop trigger refuse_audit_entry on audit_log').execute(gw.db);
+    }
+    // Nothing of them happened: the name, the key and the payment are as they were.
+    expect((await gw.call('GET', '/settings', owner)).body.businessName).toBe('Before');
+    const payment = await gw.call('GET', `/payments/${paymentId}`, { apiKey: m.apiKey });
+    expect(payment.status, payment.text).toBe(200);
+    expect(payment.body.amountRefunded).toBe(0);
+    expect((await gw.call('GET', '/ping', { apiKey: m.apiKey })).status).toBe(200);
+    expect((await gw.call('GET', '/audit-log', owner)).body.data.map((e: any) => e.action)).toEqual([
+      'settings.updated',
+    ]);
   });
 });

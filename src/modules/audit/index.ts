@@ -1,3 +1,4 @@
 /** The audit module: sensitive actions (key rotation, refund, settings change), who and when, for owners. */
 export { auditRoutes as routes } from './routes.js';
 export { recordAudit } from './record-audit.js';
+export type { AuditEntry } from './repository.js';

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inAuditedTransaction } from '../../http/audit.js';
+import type { App, AppContext } from '../../context.js';
 import { awaitKeyCacheAcknowledgements, listApiKeys, rotateApiKey } from '../api-keys/index.js';
 import { login } from './login.js';
 
@@ -67,7 +68,9 @@ export function authRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const userId = ownUser(request, request.params.userId);
       const mode = request.query.mode ?? 'test';
-      const key = await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId, mode }));
+      const key = await inAuditedTransaction(ctx, request, 'api_key.rotated', (trx) =>
+        rotateApiKey(trx, { userId, mode }),
+      );
       // Answered only once no instance's key cache can still accept the replaced key.
       await awaitKeyCacheAcknowledgements(ctx);
       // The body is a JSON string ("svc_…"): Fastify would send a bare string reply as text/plain, unquoted.

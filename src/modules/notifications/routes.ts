@@ -1,4 +1,5 @@
 import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inAuditedTransaction } from '../../http/audit.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { getSettings } from './get-settings.js';
 import { getEvent, listEvents } from './list-events.js';
@@ -37,7 +38,9 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
       config,
     },
     async (request) =>
-      inTransaction(ctx, (trx) => updateSettings(trx, { scope: merchantScopeOf(request), changes: request.body })),
+      inAuditedTransaction(ctx, request, 'settings.updated', (trx) =>
+        updateSettings(trx, { scope: merchantScopeOf(request), changes: request.body }),
+      ),
   );
 
   app.post(
@@ -50,7 +53,10 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
       },
       config,
     },
-    async (request) => inTransaction(ctx, (trx) => rotateWebhookSecret(trx, { scope: merchantScopeOf(request) })),
+    async (request) =>
+      inAuditedTransaction(ctx, request, 'webhook_secret.rotated', (trx) =>
+        rotateWebhookSecret(trx, { scope: merchantScopeOf(request) }),
+      ),
   );
 
   app.get(

@@ -2,6 +2,7 @@ import { conflict, invalidFormat, notFound } from '../../errors.js';
 import { inTransaction } from '../../context.js';
 import { toMinor } from '../../lib/money.js';
 import { ProcessorCallError } from '../../processors/types.js';
+import { recordAudit, type AuditEntry } from '../audit/index.js';
 import { insertEvent } from '../events/index.js';
 import { recordRecoveryPoint, type Claim } from '../idempotency/index.js';
 import { recordRefundOnRequest } from '../payment-requests/index.js';
@@ -32,6 +33,8 @@ export interface RefundInput {
   testHeaders?: Record<string, string>;
   /** The idempotency claim the request runs under, and the refund an interrupted earlier run of it committed. */
   recoveryPoint?: Claim & { resumeRefundId?: number };
+  /** The merchant's audit entry for this refund, committed with it. */
+  audit?: Omit<AuditEntry, 'at'>;
 }
 
 /**
@@ -79,6 +82,7 @@ export async function refundPayment(ctx: PaymentContext, input: RefundInput): Pr
       now,
     });
     if (recoveryPoint) await recordRecoveryPoint(trx.db, recoveryPoint, inserted.id);
+    if (input.audit) await recordAudit(trx, input.audit);
     return inserted;
   });
   return askProcessor(ctx, payment, refund, input.testHeaders);

@@ -3,6 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
 import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
+import { auditEntryOf } from '../../http/audit.js';
 import { merchantScopeOf as scopeOf, requireMerchant } from '../../http/credentials.js';
 import { recoveredObjectId } from '../../http/idempotency.js';
 import { validatorCompiler } from '../../http/validation.js';
@@ -234,6 +235,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
         paymentId: request.params.paymentId,
         testHeaders: sandboxControls(request),
         recoveryPoint: claim && { ...claim, resumeRefundId: recoveredObjectId(claim) },
+        audit: auditEntryOf(request, 'payment.refunded'),
       });
       return {
         refundId: refund.id,

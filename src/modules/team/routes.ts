@@ -1,4 +1,5 @@
 import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inAuditedTransaction } from '../../http/audit.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
 import { PanelSessionView, sessionAnswer, openPanelSession } from '../panel-sessions/index.js';
@@ -51,13 +52,18 @@ export function teamRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const session = panelSessionOf(request);
-      const invitation = await inTransaction(ctx, (trx) =>
-        inviteTeammate(trx, {
-          merchantId: session.merchantId,
-          merchantName: session.merchantName,
-          invitedBy: { userId: session.userId, email: session.email },
-          ...request.body,
-        }),
+      const invitation = await inAuditedTransaction(
+        ctx,
+        request,
+        'team.invited',
+        (trx) =>
+          inviteTeammate(trx, {
+            merchantId: session.merchantId,
+            merchantName: session.merchantName,
+            invitedBy: { userId: session.userId, email: session.email },
+            ...request.body,
+          }),
+        (invited) => `/team/invitations/${invited.invitationId}`,
       );
       reply.code(201).header('Location', `/team/invitations/${invitation.invitationId}`);
       return invitation;
@@ -76,10 +82,12 @@ export function teamRoutes(app: App, ctx: AppContext): void {
       config: { auth: 'session' },
     },
     async (request) =>
-      revokeInvitation(ctx, {
-        merchantId: panelSessionOf(request).merchantId,
-        invitationId: request.params.invitationId,
-      }),
+      inAuditedTransaction(ctx, request, 'team.invitation_revoked', (trx) =>
+        revokeInvitation(trx, {
+          merchantId: panelSessionOf(request).merchantId,
+          invitationId: request.params.invitationId,
+        }),
+      ),
   );
 
   app.patch(
@@ -96,7 +104,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const { merchantId } = panelSessionOf(request);
-      return inTransaction(ctx, (trx) =>
+      return inAuditedTransaction(ctx, request, 'team.role_changed', (trx) =>
         changeRole(trx, { merchantId, userId: request.params.userId, role: request.body.role }),
       );
     },
@@ -115,7 +123,9 @@ export function teamRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const { merchantId } = panelSessionOf(request);
-      return inTransaction(ctx, (trx) => removeMember(trx, { merchantId, userId: request.params.userId }));
+      return inAuditedTransaction(ctx, request, 'team.member_removed', (trx) =>
+        removeMember(trx, { merchantId, userId: request.params.userId }),
+      );
     },
   );
 
