@@ -1,17 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { inTransaction, type DbContext } from '../context.js';
-import { recordAudit, type AuditEntry } from '../modules/audit/index.js';
-
-/** The sensitive actions the merchant's audit log records, whichever credential made them. */
-export type AuditedAction =
-  | 'api_key.rotated'
-  | 'payment.refunded'
-  | 'settings.updated'
-  | 'webhook_secret.rotated'
-  | 'team.invited'
-  | 'team.invitation_revoked'
-  | 'team.role_changed'
-  | 'team.member_removed';
+import { recordAudit, type AuditAction, type AuditEntry } from '../modules/audit/index.js';
 
 /**
  * The audit entry of the sensitive action this request makes: who (API key, bearer token or panel
@@ -23,7 +12,7 @@ export type AuditedAction =
  */
 export function auditEntryOf(
   request: FastifyRequest,
-  action: AuditedAction,
+  action: AuditAction,
   target: string = request.originalUrl.split('?')[0],
 ): Omit<AuditEntry, 'at'> {
   const actor = request.actor;
@@ -46,7 +35,7 @@ export function auditEntryOf(
 export function inAuditedTransaction<C extends DbContext, T>(
   ctx: C,
   request: FastifyRequest,
-  action: AuditedAction,
+  action: AuditAction,
   change: (trx: C) => Promise<T>,
   targetOf?: (result: T) => string,
 ): Promise<T> {

@@ -1,16 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -18,7 +7,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
-import { WAL_SYNC_START_PARAMS } from './pglite-wal-sync.js';
+import { syncStoreFiles, WAL_SYNC_START_PARAMS } from './pglite-wal-sync.js';
 import { sendMarkedAsPrepared } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -213,26 +202,13 @@ const db = new PGlite(process.argv[1]);
 db.waitReady.then(() => db.close()).catch((error) => { console.error(error.message); process.exit(1); });`;
   try {
     execFileSync(process.execPath, ['-e', script, pgdata], { stdio: ['ignore', 'ignore', 'pipe'] });
-    // Created with fsync off, like every PGlite store: on disk before anything is committed to it.
-    syncTree(pgdata);
+    // On disk before anything is committed to it.
+    syncStoreFiles(pgdata);
   } catch (error) {
     const stderr = String((error as { stderr?: Buffer }).stderr ?? '').trim();
     throw new Error(`the embedded store in ${pgdata} could not be created: ${stderr || (error as Error).message}`, {
       cause: error,
     });
-  }
-}
-
-/** fsync a file, or a directory after everything in it. */
-function syncTree(target: string): void {
-  if (statSync(target).isDirectory()) {
-    for (const entry of readdirSync(target)) syncTree(path.join(target, entry));
-  }
-  const fd = openSync(target, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 

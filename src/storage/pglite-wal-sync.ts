@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 
 /**
@@ -47,6 +48,29 @@ interface EmscriptenFs {
 
 const isWal = (path: string) => path.includes('/pg_wal/');
 
+/**
+ * One file or directory to disk, on this thread. A WAL segment is written over in place (its size
+ * never changes), so its data is enough; anything else gets its metadata too (a table's new length,
+ * a directory's new entries).
+ */
+function syncToDisk(path: string, what: 'data' | 'all'): void {
+  const fd = fs.openSync(path, 'r');
+  try {
+    if (what === 'data') fs.fdatasyncSync(fd);
+    else fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A store PGlite created (with fsync off, as it does everything) to disk: each file, then its directory. */
+export function syncStoreFiles(target: string): void {
+  if (fs.statSync(target).isDirectory()) {
+    for (const entry of fs.readdirSync(target)) syncStoreFiles(join(target, entry));
+  }
+  syncToDisk(target, 'all');
+}
+
 /** Node's callback file calls, which run on libuv's thread pool, as promises. */
 const callback = <T = void>(call: (done: (error: Error | null, value?: T) => void) => void) =>
   new Promise<T>((resolve, reject) => call((error, value) => (error ? reject(error) : resolve(value as T))));
@@ -79,22 +103,13 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
     }
   };
 
-  const syncFile = (path: string) => {
-    const fd = fs.openSync(path, 'r');
-    try {
-      fs.fdatasyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  };
-
   /** Flushes the WAL written so far now, on this thread: before anything may depend on it. */
   const flushNow = () => {
     if (written.size === 0 && inFlight.size === 0) return;
     const paths = new Set([...inFlight, ...written]);
     written = new Set();
     inFlight = new Set(); // on disk once this returns, whenever the background flush ends
-    onDisk(() => paths.forEach(syncFile));
+    onDisk(() => paths.forEach((path) => syncToDisk(path, 'data')));
   };
 
   const flushInBackground = async (): Promise<void> => {
@@ -145,7 +160,7 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
       schedule().catch(() => {}); // settled() reports a failure to whoever waits
     } else {
       flushNow();
-      onDisk(() => syncFile(path));
+      onDisk(() => syncToDisk(path, 'all'));
     }
     return 0;
   };

@@ -2,3 +2,4 @@
 export { auditRoutes as routes } from './routes.js';
 export { recordAudit } from './record-audit.js';
 export type { AuditEntry } from './repository.js';
+export type { AuditAction } from './actions.js';

@@ -1,5 +1,6 @@
 import type { DbContext } from '../../context.js';
 import { cursorPosition, DEFAULT_PAGE_SIZE, toPage } from '../../lib/pagination.js';
+import type { AuditAction } from './actions.js';
 import { findAuditEntries } from './repository.js';
 
 /** The merchant's audit log, newest first, a page at a time. */
@@ -13,7 +14,8 @@ export async function listAudit(
   return {
     ...page,
     data: page.data.map((row) => ({
-      action: row.action,
+      // Written only by recordAudit, whose entries carry an AuditAction.
+      action: row.action as AuditAction,
       target: row.target,
       mode: row.livemode === null ? null : row.livemode ? ('live' as const) : ('test' as const),
       by: row.email,

@@ -1,10 +1,11 @@
 import type { Db } from '../../storage/db.js';
+import type { AuditAction } from './actions.js';
 
 export interface AuditEntry {
   merchantId: number;
   userId: number | null;
   livemode: boolean | null;
-  action: string;
+  action: AuditAction;
   target: string;
   requestId: string;
   at: Date;

@@ -3,10 +3,11 @@ import type { App, AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
 import { nullable } from '../../lib/schema.js';
+import { AuditAction } from './actions.js';
 import { listAudit } from './list-audit.js';
 
 const AuditEntry = Type.Object({
-  action: Type.String({ description: 'api_key.rotated, payment.refunded, settings.updated, webhook_secret.rotated' }),
+  action: AuditAction,
   target: Type.String({ description: 'The path acted on' }),
   mode: nullable(Type.Union([Type.Literal('test'), Type.Literal('live')])),
   by: nullable(Type.String({ description: 'The e-mail of the user who acted (their key, token or session)' })),

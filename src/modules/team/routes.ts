@@ -29,6 +29,8 @@ const tags = ['Control panel'];
  * roles and remove (route-policy.ts SESSION_ROLES; audited by http/audit.ts). Accepting an invitation is
  * public: its link's token is the credential.
  */
+const invitationPath = (invitationId: number) => `/team/invitations/${invitationId}`;
+
 export function teamRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/team',
@@ -63,9 +65,9 @@ export function teamRoutes(app: App, ctx: AppContext): void {
             invitedBy: { userId: session.userId, email: session.email },
             ...request.body,
           }),
-        (invited) => `/team/invitations/${invited.invitationId}`,
+        (invited) => invitationPath(invited.invitationId),
       );
-      reply.code(201).header('Location', `/team/invitations/${invitation.invitationId}`);
+      reply.code(201).header('Location', invitationPath(invitation.invitationId));
       return invitation;
     },
   );
