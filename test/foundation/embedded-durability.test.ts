@@ -79,6 +79,33 @@ it('answers a write only after its WAL has been flushed to disk', async () => {
   expect(flushes.slice(flushesBefore).some((flush) => isWal(flush.path) && flush.doneAt !== undefined)).toBe(true);
 });
 
+it('answers a read only once the commits before it are on disk, so no answer rests on a row that may be lost', async () => {
+  const flushes = watchBackgroundFlushes(300);
+  const write = sql`insert into probe (note) values ('being flushed')`.execute(db);
+  // Queued behind the insert: it sees the row as soon as it has committed, while the row is being flushed.
+  const read = sql<{ n: number }>`select count(*)::int as n from probe where note = 'being flushed'`.execute(db);
+  let readAt = 0;
+  const [, seen] = await Promise.all([write, read.finally(() => (readAt = performance.now()))]);
+  expect(seen.rows[0].n).toBe(1);
+  const walFlushes = flushes.filter((flush) => isWal(flush.path));
+  expect(walFlushes.length).toBeGreaterThan(0);
+  expect(walFlushes.every((flush) => flush.doneAt !== undefined && flush.doneAt <= readAt)).toBe(true);
+});
+
+it("syncs a new store's files to disk before its first commit", async () => {
+  const synced = new Set<string>();
+  const fsyncSync = fs.fsyncSync.bind(fs);
+  vi.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => {
+    synced.add(pathOfFd(fd));
+    fsyncSync(fd);
+  });
+  await openOnDisk();
+  const pgdata = path.join(stores[stores.length - 1].dataDir, 'pgdata');
+  for (const file of ['PG_VERSION', 'global/pg_control', 'pg_wal', '.']) {
+    expect(synced).toContain(path.resolve(pgdata, file));
+  }
+});
+
 it('flushes once for writes that committed while a flush was under way (group commit)', async () => {
   const count = async () => (await sql<{ n: number }>`select count(*)::int as n from probe`.execute(db)).rows[0].n;
   const before = await count();

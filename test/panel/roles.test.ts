@@ -61,8 +61,16 @@ describe('the audit log', () => {
     const dev = await session(developer.email);
     const rotated = await gw.call('PUT', `/users/${developer.userId}/apikey?mode=test`, dev);
     expect(rotated.status, rotated.text).toBe(200);
-    const refund = await gw.call('POST', `/payments/${paymentId}/refunds`, { apiKey: m.apiKey, body: { amount: 5 } });
+    const refundCall = {
+      apiKey: m.apiKey,
+      body: { amount: 5 },
+      headers: { 'X-Idempotency-Key': `audit-${paymentId}` },
+    };
+    const refund = await gw.call('POST', `/payments/${paymentId}/refunds`, refundCall);
     expect(refund.status, refund.text).toBe(200);
+    // Its retry is the same refund, replayed: no second entry.
+    const replay = await gw.call('POST', `/payments/${paymentId}/refunds`, refundCall);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect((await gw.call('PATCH', '/settings', { ...dev, body: { businessName: 'Audited' } })).status).toBe(200);
     // A refused change is no entry.
     await gw.call('POST', `/payments/${paymentId}/refunds`, { apiKey: m.apiKey, body: { amount: 500 } });
