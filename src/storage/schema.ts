@@ -302,8 +302,12 @@ export interface OutboxEventsTable {
   object_id: number;
   payload: ColumnType<Record<string, unknown>, string, string>;
   created_at: Timestamp;
-  /** Handed to delivery (webhook_deliveries written), by one instance. */
-  queued_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** An outbox event not yet handed to delivery (its webhook_deliveries not yet written). */
+export interface OutboxQueueTable {
+  event_id: number;
+  merchant_id: number;
 }
 
 export interface MerchantSettingsTable {
@@ -376,6 +380,7 @@ export interface Database {
   payments: PaymentsTable;
   refunds: RefundsTable;
   outbox_events: OutboxEventsTable;
+  outbox_queue: OutboxQueueTable;
   merchant_settings: MerchantSettingsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { purgeOldEvents } from '../../src/modules/notifications/purge-events.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';
@@ -292,6 +293,36 @@ describe('delivery', () => {
       'payment.authorized',
       'payment.canceled',
     ]);
+  });
+});
+
+describe('the relay', () => {
+  it('queues each event once, and the retention keeps an event the relay has not handed on', async () => {
+    const m = await merchantWithSecret('/relay');
+    const paymentId = await pay(m);
+    const [event] = await gw.db
+      .selectFrom('outbox_events')
+      .select('id')
+      .where('merchant_id', '=', m.merchantId)
+      .where('object_id', '=', paymentId)
+      .execute();
+    const queued = () => gw.db.selectFrom('outbox_queue').select('event_id').where('event_id', '=', event.id).execute();
+    // Written by the payment's own statement, waiting for the relay.
+    expect(await queued()).toHaveLength(1);
+
+    // Past the retention before the relay ran (a relay down for a month): the purge leaves it alone.
+    await purgeOldEvents({
+      db: gw.db,
+      clock: new ManualClock(new Date(clock.now().getTime() + 31 * 24 * 3600 * 1000)),
+    });
+    expect(await queued()).toHaveLength(1);
+
+    await deliver();
+    expect(await queued()).toEqual([]);
+    expect(receiver.at('/relay').map((r) => JSON.parse(r.body).type)).toEqual(['payment.succeeded']);
+    // Handed on once: further runs of the relay send nothing more.
+    await deliver();
+    expect(receiver.at('/relay')).toHaveLength(1);
   });
 });
 

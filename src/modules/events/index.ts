@@ -1,3 +1,3 @@
-/** The events module: the event catalog and the one outbox insert every emitting module uses. */
+/** The events module: the event catalog and the one outbox write every emitting module uses. */
 export type { EventCatalog, EventType } from './catalog.js';
-export { insertEvent, type EventRow } from './outbox.js';
+export { recordEvent, withEvent, type EventRow } from './outbox.js';

@@ -1,5 +1,5 @@
 import type { DbContext } from '../../context.js';
-import { insertEvent } from '../events/index.js';
+import { recordEvent } from '../events/index.js';
 import { queueNotice } from './queue-notice.js';
 import { claimDailyReport, type MerchantScope } from './repository.js';
 
@@ -48,13 +48,13 @@ export async function reportDeprecatedUse(
   const now = ctx.clock.now();
   if (!(await claimDailyReport(ctx.db, scope, `deprecated:${feature}`, now))) return false;
   const deprecation = DEPRECATIONS[feature];
-  await insertEvent(ctx.db, 'api.version.deprecated', {
+  await recordEvent(ctx.db, 'api.version.deprecated', {
     merchantId: scope.merchantId,
     livemode: scope.livemode,
     objectId: scope.merchantId,
     payload: { feature, ...deprecation },
     createdAt: now,
-  }).execute();
+  });
   await queueNotice(ctx, {
     merchantId: scope.merchantId,
     kind: 'deprecation',
@@ -81,13 +81,13 @@ export async function reportExposedKey(
   const now = ctx.clock.now();
   if (!(await claimDailyReport(ctx.db, scope, `exposed:${keyId}`, now))) return false;
   const mode = scope.livemode ? 'live' : 'test';
-  await insertEvent(ctx.db, 'api_key.exposed', {
+  await recordEvent(ctx.db, 'api_key.exposed', {
     merchantId: scope.merchantId,
     livemode: scope.livemode,
     objectId: keyId,
     payload: { keyId, mode, exposedAt: now.toISOString() },
     createdAt: now,
-  }).execute();
+  });
   await queueNotice(ctx, {
     merchantId: scope.merchantId,
     kind: 'api_key_exposed',

@@ -15,7 +15,7 @@ export const paymentIdOf = (payload: Record<string, unknown>): number | undefine
  */
 export async function queueEvents(ctx: SettingsContext): Promise<number> {
   return inTransaction(ctx, async (trx) => {
-    const events = await claimUnqueuedEvents(trx.db, trx.clock.now(), BATCH);
+    const events = await claimUnqueuedEvents(trx.db, BATCH);
     if (events.length === 0) return 0;
     const paymentUrls = await paymentNotifyUrls(
       trx.db,

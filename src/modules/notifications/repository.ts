@@ -97,26 +97,25 @@ export async function disableEndpoint(db: Db, scope: MerchantScope, url: string,
 // ---- outbox → deliveries
 
 /**
- * Claims outbox events not yet handed to delivery, oldest first; the caller's transaction writes their
- * deliveries, whose ids then keep the events' order (one payment's events are sent in delivery-id order).
+ * Claims outbox events not yet handed to delivery, oldest first, by deleting their queue rows (SKIP
+ * LOCKED: concurrent relays take different events); the caller's transaction writes their deliveries,
+ * whose ids then keep the events' order (one payment's events are sent in delivery-id order).
  */
-export async function claimUnqueuedEvents(db: Db, now: Date, limit: number) {
+export async function claimUnqueuedEvents(db: Db, limit: number) {
   const claimed = await db
-    .updateTable('outbox_events')
-    .set({ queued_at: now })
-    .where('id', 'in', (qb) =>
+    .with('claimed', (qb) =>
       qb
-        .selectFrom('outbox_events')
-        .select('id')
-        .where('queued_at', 'is', null)
-        .orderBy('id')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked(),
+        .deleteFrom('outbox_queue')
+        .where('event_id', 'in', (sub) =>
+          sub.selectFrom('outbox_queue').select('event_id').orderBy('event_id').limit(limit).forUpdate().skipLocked(),
+        )
+        .returning('event_id'),
     )
-    .returning(['id', 'merchant_id', 'livemode', 'type', 'payload'])
+    .selectFrom('outbox_events as e')
+    .innerJoin('claimed', 'claimed.event_id', 'e.id')
+    .select(['e.id', 'e.merchant_id', 'e.livemode', 'e.type', 'e.payload'])
     .execute();
-  // UPDATE … RETURNING answers in whatever order PostgreSQL visited the rows, not the subquery's.
+  // A join answers in whatever order PostgreSQL built it, not the claim's.
   return claimed.sort((a, b) => a.id - b.id);
 }
 
@@ -300,12 +299,21 @@ export async function pendingDeliveryCount(db: Db, eventId: number): Promise<num
   return Number(row.n);
 }
 
-/** Events (with their deliveries and attempts, by cascade) older than the retention. */
+/** Events (with their deliveries and attempts, by cascade) older than the retention, once queued and with no delivery pending. */
 export async function deleteEventsBefore(db: Db, cutoff: Date): Promise<number> {
   const rows = await db
     .deleteFrom('outbox_events')
     .where('created_at', '<', cutoff)
-    .where('queued_at', 'is not', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('outbox_queue as q')
+            .select(sql`1`.as('one'))
+            .whereRef('q.event_id', '=', 'outbox_events.id'),
+        ),
+      ),
+    )
     .where((eb) =>
       eb.not(
         eb.exists(

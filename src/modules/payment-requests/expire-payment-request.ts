@@ -2,7 +2,7 @@ import { inTransaction, type AppContext } from '../../context.js';
 import { dedupeKey, type JobPayloads } from '../../jobs/catalog.js';
 import { enqueueJob, type JobHandlers } from '../../jobs/queue.js';
 import type { Db } from '../../storage/db.js';
-import { insertEvent } from '../events/index.js';
+import { recordEvent } from '../events/index.js';
 import { presentPaymentRequest } from './present.js';
 import { expireOpenPaymentRequest } from './repository.js';
 
@@ -31,13 +31,13 @@ export async function expirePaymentRequest(
   return inTransaction(ctx, async (trx) => {
     const expired = await expireOpenPaymentRequest(trx.db, input.merchantId, input.paymentRequestId, now);
     if (expired) {
-      await insertEvent(trx.db, 'payment_request.expired', {
+      await recordEvent(trx.db, 'payment_request.expired', {
         merchantId: expired.merchant_id,
         livemode: expired.livemode,
         objectId: expired.id,
         payload: presentPaymentRequest(expired, now, ctx.config.checkoutUrl),
         createdAt: now,
-      }).execute();
+      });
     }
     return expired;
   });

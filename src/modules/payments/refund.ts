@@ -3,7 +3,7 @@ import { inTransaction } from '../../context.js';
 import { toMinor } from '../../lib/money.js';
 import { ProcessorCallError } from '../../processors/types.js';
 import { recordAudit, type AuditEntry } from '../audit/index.js';
-import { insertEvent } from '../events/index.js';
+import { recordEvent } from '../events/index.js';
 import { recordRecoveryPoint, type Claim } from '../idempotency/index.js';
 import { recordRefundOnRequest } from '../payment-requests/index.js';
 import {
@@ -126,7 +126,7 @@ export async function askProcessor(
       });
     }
     if (status !== 'pending') {
-      await insertEvent(trx.db, status === 'succeeded' ? 'refund.succeeded' : 'refund.failed', {
+      await recordEvent(trx.db, status === 'succeeded' ? 'refund.succeeded' : 'refund.failed', {
         merchantId: refund.merchant_id,
         livemode: refund.livemode,
         objectId: updated.id,
@@ -138,7 +138,7 @@ export async function askProcessor(
           status,
         },
         createdAt: done,
-      }).execute();
+      });
     }
     return updated;
   });

@@ -7,7 +7,7 @@ import type { Db } from '../../storage/db.js';
 import { hot } from '../../storage/prepared.js';
 import { statementTemplate, type StatementTemplate } from '../../storage/statement-template.js';
 import type { PaymentStatus } from '../../storage/schema.js';
-import { insertEvent } from '../events/index.js';
+import { withEvent } from '../events/index.js';
 import { paymentSourcesFor, requestSourcesFor, requestStatusFor, type PaymentPatch } from '../state-machine.js';
 import type { PaymentEventType } from './events.js';
 import { announceStatusChange } from './status-changes.js';
@@ -280,7 +280,7 @@ function settleStatement(
   const merchantId = value<number>('merchantId');
   const requestTo = requestStatusFor(to);
   const approved = to === 'succeeded' || to === 'authorized';
-  return db
+  const changes = db
     .with('pay', (qb) =>
       qb
         .updateTable('payments')
@@ -312,21 +312,13 @@ function settleStatement(
         // In the text, not a parameter: each case is its own prepared statement with a tight generic plan (insertAttempt).
         .where(sql<boolean>`${sql.raw(String(approved))}`)
         .returning('id'),
-    )
-    .with('event', (qb) =>
-      insertEvent(
-        qb,
-        EVENT_FOR[to],
-        {
-          merchantId: sql`pay.merchant_id`,
-          livemode: sql`pay.livemode`,
-          objectId: sql`pay.id`,
-          payload: value('payload'),
-          createdAt: now,
-        },
-        { cte: 'pay' },
-      ).returning('id'),
-    )
+    );
+  const event = {
+    merchantId: sql<number>`pay.merchant_id`,
+    livemode: sql<boolean>`pay.livemode`,
+    objectId: sql<number>`pay.id`,
+  };
+  return withEvent(changes, EVENT_FOR[to], { ...event, payload: value('payload'), createdAt: now }, { cte: 'pay' })
     .with('capture', (qb) =>
       insertJob(
         qb,
