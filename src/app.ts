@@ -14,6 +14,7 @@ import { RouteCatalog, routeNotFound } from './http/not-found.js';
 import { openApi } from './http/openapi.js';
 import { rateLimits } from './http/rate-limit.js';
 import { sandboxPages } from './http/sandbox-pages.js';
+import { syncHook } from './http/sync-hook.js';
 import { headersWithoutHooks, requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
 import {
@@ -159,14 +160,17 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await openApi(app, config);
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
   idempotencyHooks(app, ctx);
-  app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
-  app.addHook('onResponse', async (request, reply) =>
-    ctx.metrics.observeRequest(
-      request.method,
-      request.routeOptions.url ?? 'unmatched',
-      reply.statusCode,
-      reply.elapsedTime / 1000,
-    ),
+  app.addHook(
+    'onResponse',
+    syncHook((request, reply) => {
+      logRequest(request, reply);
+      ctx.metrics.observeRequest(
+        request.method,
+        request.routeOptions.url ?? 'unmatched',
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      );
+    }),
   );
   app.addHook('onSend', reportDeprecatedVersion(ctx));
 

@@ -41,7 +41,12 @@ export async function checkoutCors(app: App, checkoutUrl: string): Promise<void>
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
       (m) => m !== 'HEAD' && m !== 'OPTIONS' && checkoutBoundParam(m, route.url) !== undefined,
     );
-    if (methods.length === 0) return;
+    if (methods.length === 0) {
+      // The plugin's hook then returns at once; with only the global `origin: false` it would copy its
+      // options and resolve the origin on every request to the same end (no CORS headers).
+      if (route.config?.cors === undefined) route.config = { ...route.config, cors: false };
+      return;
+    }
     let allowed = methodsByUrl.get(route.url);
     if (!allowed) {
       allowed = [];

@@ -54,9 +54,13 @@ declare module 'fastify' {
 
 export function idempotencyHooks(app: App, ctx: AppContext): void {
   app.addHook('preHandler', (request, reply) => claimOrReplay(ctx, request, reply));
-  app.addHook('onSend', async (request, reply, payload) => {
-    await finishClaim(ctx, request, reply, payload);
-    return payload;
+  // Callback form: the answers without a claim (all but idempotent POSTs) pass without a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.idempotencyClaim) return done(null, payload);
+    finishClaim(ctx, request, reply, payload).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
   });
 }
 

@@ -7,6 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import { hmacHex } from '../lib/crypto.js';
 import { normalizeEmail } from '../modules/merchants/create-merchant.js';
 import { MemoryStore, RedisStore, windowStore } from './rate-limit-store.js';
+import { syncSendHook } from './sync-hook.js';
 import { isProbe } from './versioning.js';
 
 /**
@@ -97,10 +98,10 @@ export async function rateLimits(
       );
     },
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    structuredHeaders(reply, windowSeconds);
-    return payload;
-  });
+  app.addHook(
+    'onSend',
+    syncSendHook((_request, reply) => structuredHeaders(reply, windowSeconds)),
+  );
 
   const limit = app.rateLimit();
   return async (request, reply) => void (await limit.call(app, request, reply));

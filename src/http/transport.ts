@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../context.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
+import { syncHook } from './sync-hook.js';
 import { isProbe } from './versioning.js';
 
 /**
@@ -11,11 +12,11 @@ import { isProbe } from './versioning.js';
  * Load balancers probe health over plain HTTP inside the private network.
  */
 export function requireHttps(config: Config) {
-  return async (request: FastifyRequest): Promise<void> => {
+  return syncHook((request) => {
     if (config.env !== 'production' || request.protocol === 'https') return;
     if (isProbe(request.routeOptions.url)) return;
     throw new AppError('HTTPS_REQUIRED', `Requests must use HTTPS; send this request to ${config.publicUrl}`);
-  };
+  });
 }
 
 /** The API's own policy: it serves data, never pages, and is never framed. */
@@ -31,9 +32,12 @@ const API_CSP = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
 export async function securityHeaders(app: App): Promise<void> {
   // helmet's middleware, built once (@fastify/helmet builds a new one, parsing the CSP, per request).
   app.addHook('onRequest', (request, reply, done) =>
-    applyHelmet(request.raw, reply.raw, (error) => done(error as Error | undefined)),
+    applyHelmet(request.raw, reply.raw, (error) => {
+      if (error) return done(error as Error);
+      requestHeaders(request, reply);
+      done();
+    }),
   );
-  app.addHook('onRequest', requestHeaders);
 }
 
 const applyHelmet = helmet({
@@ -46,11 +50,11 @@ const applyHelmet = helmet({
 /** For answers Fastify gives without running hooks (a URL it cannot decode): the same headers. */
 export function headersWithoutHooks(request: FastifyRequest, reply: FastifyReply): void {
   applyHelmet(request.raw, reply.raw, () => {});
-  void requestHeaders(request, reply);
+  requestHeaders(request, reply);
 }
 
 /** Headers of every answer that are not helmet's; also called where Fastify runs no hooks. */
-export async function requestHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function requestHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Request-Id', request.id);
   // API answers carry credentials and payment data; cacheable pages and files set their own.
   reply.header('Cache-Control', 'no-store');

@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { syncHook } from './sync-hook.js';
 
 /**
  * Bodies are validated strictly: no type coercion (a string where the schema says number is a 400)
@@ -179,9 +180,9 @@ function objectShape(schema: JsonSchema): ObjectShape | undefined {
   return shape ?? undefined;
 }
 
-export async function ignoreUnknownBodyFields(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export const ignoreUnknownBodyFields = syncHook((request: FastifyRequest, reply: FastifyReply): void => {
   const schema = request.routeOptions.schema?.body as JsonSchema | undefined;
   if (!schema || request.body === undefined) return;
   const ignored = stripUnknownFields(schema, request.body);
   if (ignored.length > 0) reply.header('X-Ignored-Fields', ignored.join(', ').slice(0, 2048));
-}
+});

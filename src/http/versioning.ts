@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { deprecationHeaders, reportDeprecatedUse } from '../modules/notifications/index.js';
+import { syncHook } from './sync-hook.js';
 
 export const CURRENT_API_VERSION = '2.1';
 const SUPPORTED_MINORS = { min: 0, max: 1 };
@@ -30,7 +31,7 @@ export function v1Gone(request: FastifyRequest): never {
 }
 
 /** X-API-Version: absent means the current version; any 2.0–2.1 is served; anything else is a 400. */
-export async function checkApiVersion(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export const checkApiVersion = syncHook((request: FastifyRequest, reply: FastifyReply): void => {
   reply.header('X-API-Version', CURRENT_API_VERSION);
   const requested = request.headers['x-api-version'];
   if (requested === undefined || isProbe(request.routeOptions.url)) return;
@@ -60,7 +61,7 @@ export async function checkApiVersion(request: FastifyRequest, reply: FastifyRep
     reply.headers(deprecationHeaders('api-version-2.0'));
     request.deprecatedVersion = true;
   }
-}
+});
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -75,12 +76,20 @@ declare module 'fastify' {
  * key cache, the caller's next request can outrun a report written after the answer).
  */
 export function reportDeprecatedVersion(ctx: AppContext) {
-  return async <T>(request: FastifyRequest, _reply: unknown, payload: T): Promise<T> => {
+  return <T>(
+    request: FastifyRequest,
+    _reply: unknown,
+    payload: T,
+    done: (error: Error | null, payload?: T) => void,
+  ) => {
     const actor = request.actor;
-    if (!request.deprecatedVersion || !actor || actor.kind === 'user') return payload;
+    // Callback form: the answers with nothing to report (all but a few) pass without a promise.
+    if (!request.deprecatedVersion || !actor || actor.kind === 'user') return done(null, payload);
     const scope = { merchantId: actor.merchantId, livemode: actor.mode === 'live' };
-    await inTransaction(ctx, (trx) => reportDeprecatedUse(trx, { scope, feature: 'api-version-2.0' }));
-    return payload;
+    inTransaction(ctx, (trx) => reportDeprecatedUse(trx, { scope, feature: 'api-version-2.0' })).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
   };
 }
 

@@ -94,9 +94,21 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
   const stopWatching = watchProcessorCalls(processorsUrl, (processor, status, seconds) =>
     processorCalls.observe({ processor, status }, seconds),
   );
+  // One labelled child per method, route and status, looked up by a string: prom-client would sort and
+  // join the label object on every observation (~4 % of an authenticated ping's CPU).
+  const requestsBy = new Map<string, ReturnType<typeof requests.labels>>();
+  const observeRequest = (method: string, route: string, status: number, seconds: number) => {
+    const key = `${method} ${status} ${route}`;
+    let child = requestsBy.get(key);
+    if (!child) {
+      child = requests.labels({ method, route, status });
+      requestsBy.set(key, child);
+    }
+    child.observe(seconds);
+  };
   return {
     registry,
-    observeRequest: (method, route, status, seconds) => requests.observe({ method, route, status }, seconds),
+    observeRequest,
     countPayment: (status, processor, livemode) =>
       payments.inc({ status, processor, mode: livemode ? 'live' : 'test' }),
     close: stopWatching,
