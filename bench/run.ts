@@ -453,7 +453,15 @@ async function runGatewayRound(
   }
 }
 
-async function runBaselineRound(store: Store): Promise<{ insert: LoadResult; json: LoadResult }> {
+interface BaselineRound {
+  insert: LoadResult;
+  json: LoadResult;
+  /** The same INSERT and JSON answer with one connection: a round trip's own latency on this machine. */
+  insertSingle: LoadResult;
+  jsonSingle: LoadResult;
+}
+
+async function runBaselineRound(store: Store): Promise<BaselineRound> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = startChild('baseline', [path.join(DIST, 'bench/baseline-server.js')], {
@@ -463,11 +471,11 @@ async function runBaselineRound(store: Store): Promise<{ insert: LoadResult; jso
   });
   try {
     await waitForHttp(`${url}/healthz`, server);
-    const load = (seconds: number) =>
+    const load = (seconds: number, connections = CONNECTIONS) =>
       meteredLoad(
         {
           url: `${url}/rows`,
-          connections: CONNECTIONS,
+          connections,
           durationSeconds: seconds,
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -478,14 +486,23 @@ async function runBaselineRound(store: Store): Promise<{ insert: LoadResult; jso
       );
     await load(WARMUP);
     const insert = await load(DURATION);
-    const json = (seconds: number) =>
+    const insertSingle = await load(DURATION, 1);
+    // The body is checked as the gateway's ping's is, so the load generator does the same work for both.
+    const json = (seconds: number, connections = CONNECTIONS) =>
       meteredLoad(
-        { url: `${url}/json`, connections: CONNECTIONS, durationSeconds: seconds, method: 'GET', headers: {} },
+        {
+          url: `${url}/json`,
+          connections,
+          durationSeconds: seconds,
+          method: 'GET',
+          headers: {},
+          isFailure: (body) => !body.includes('pong'),
+        },
         { 'baseline server': server.process.pid! },
         undefined,
       );
     await json(WARMUP);
-    return { insert, json: await json(DURATION) };
+    return { insert, insertSingle, json: await json(DURATION), jsonSingle: await json(DURATION, 1) };
   } finally {
     await server.stop();
   }
@@ -524,14 +541,30 @@ async function main(): Promise<void> {
         continue;
       }
       log(`  ${kind}: baseline`);
-      const { insert: baseline, json } = await runBaselineRound(store);
+      const { insert: baseline, json, insertSingle, jsonSingle } = await runBaselineRound(store);
       const raw = { name: 'Raw Fastify JSON (`bench/baseline-server.ts` `GET /json`)', result: json, payments: false };
+      // A payment is one HTTP exchange and two durable statements: the least its own time could be here.
+      const floor = 2 * insertSingle.mean - jsonSingle.mean;
+      const rawSingles: Scenario[] = [
+        {
+          name: 'Raw durable insert (`POST /rows`), one at a time (1 connection)',
+          result: insertSingle,
+          payments: false,
+          note: `mean ${insertSingle.mean.toFixed(2)} ms; a payment's own time (one exchange, two durable statements) can be no less than ~${floor.toFixed(2)} ms here`,
+        },
+        {
+          name: 'Raw Fastify JSON, one at a time (1 connection)',
+          result: jsonSingle,
+          payments: false,
+          note: `mean ${jsonSingle.mean.toFixed(2)} ms: one HTTP round trip`,
+        },
+      ];
       const noted = scenarios.map((s) =>
         s.versusRawJson
           ? { ...s, note: `${(s.result.perSecond / json.perSecond).toFixed(2)} of the raw JSON rate` }
           : s,
       );
-      results.push({ store: kind, payments, baseline, scenarios: [...noted, raw], succeededInDb });
+      results.push({ store: kind, payments, baseline, scenarios: [...noted, raw, ...rawSingles], succeededInDb });
     } finally {
       await store.dispose();
     }
