@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 
 /**
  * Hooks whose work is synchronous, in Fastify's callback form. Every answer runs the gateway's hooks, and
- * an async hook costs a promise and a microtask each time (docs/performance.md, "The authenticated ping's
- * own work"). A throw still becomes the request's error: Fastify catches it around the call.
+ * an async hook costs a promise and a microtask each time (docs/performance.md, "The relay's queue, hooks
+ * without promises …"). A throw still becomes the request's error: Fastify catches it around the call.
  */
 export function syncHook(work: (request: FastifyRequest, reply: FastifyReply) => void) {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
