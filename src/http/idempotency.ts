@@ -11,6 +11,7 @@ import {
   type Claim,
   type RecoveryPoint,
 } from '../modules/idempotency/index.js';
+import { sendHookWhen } from './sync-hook.js';
 
 /**
  * Idempotency keys (decisions.md, Idempotency) for every POST of a merchant caller (API key or
@@ -54,14 +55,13 @@ declare module 'fastify' {
 
 export function idempotencyHooks(app: App, ctx: AppContext): void {
   app.addHook('preHandler', (request, reply) => claimOrReplay(ctx, request, reply));
-  // Callback form: the answers without a claim (all but idempotent POSTs) pass without a promise.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.idempotencyClaim) return done(null, payload);
-    finishClaim(ctx, request, reply, payload).then(
-      () => done(null, payload),
-      (error: Error) => done(error),
-    );
-  });
+  app.addHook(
+    'onSend',
+    sendHookWhen(
+      (request) => request.idempotencyClaim !== undefined,
+      (request, reply, payload) => finishClaim(ctx, request, reply, payload),
+    ),
+  );
 }
 
 async function claimOrReplay(

@@ -12,10 +12,29 @@ export function syncHook(work: (request: FastifyRequest, reply: FastifyReply) =>
   };
 }
 
+type SendDone<T> = (error: Error | null, payload?: T) => void;
+
 /** The same for onSend, which passes the payload on unchanged. */
 export function syncSendHook(work: (request: FastifyRequest, reply: FastifyReply) => void) {
-  return <T>(request: FastifyRequest, reply: FastifyReply, payload: T, done: (error: null, payload: T) => void) => {
+  return <T>(request: FastifyRequest, reply: FastifyReply, payload: T, done: SendDone<T>) => {
     work(request, reply);
     done(null, payload);
+  };
+}
+
+/**
+ * An onSend hook with asynchronous work for only some answers (an idempotency claim to store, a
+ * deprecation to report): the others pass without a promise. The payload goes on unchanged.
+ */
+export function sendHookWhen(
+  needed: (request: FastifyRequest) => boolean,
+  work: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>,
+) {
+  return <T>(request: FastifyRequest, reply: FastifyReply, payload: T, done: SendDone<T>) => {
+    if (!needed(request)) return done(null, payload);
+    work(request, reply, payload).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { deprecationHeaders, reportDeprecatedUse } from '../modules/notifications/index.js';
-import { syncHook } from './sync-hook.js';
+import { sendHookWhen, syncHook } from './sync-hook.js';
 
 export const CURRENT_API_VERSION = '2.1';
 const SUPPORTED_MINORS = { min: 0, max: 1 };
@@ -76,21 +76,15 @@ declare module 'fastify' {
  * key cache, the caller's next request can outrun a report written after the answer).
  */
 export function reportDeprecatedVersion(ctx: AppContext) {
-  return <T>(
-    request: FastifyRequest,
-    _reply: unknown,
-    payload: T,
-    done: (error: Error | null, payload?: T) => void,
-  ) => {
-    const actor = request.actor;
-    // Callback form: the answers with nothing to report (all but a few) pass without a promise.
-    if (!request.deprecatedVersion || !actor || actor.kind === 'user') return done(null, payload);
-    const scope = { merchantId: actor.merchantId, livemode: actor.mode === 'live' };
-    inTransaction(ctx, (trx) => reportDeprecatedUse(trx, { scope, feature: 'api-version-2.0' })).then(
-      () => done(null, payload),
-      (error: Error) => done(error),
-    );
-  };
+  return sendHookWhen(
+    (request) => request.deprecatedVersion === true,
+    async (request) => {
+      const actor = request.actor;
+      if (!actor || actor.kind === 'user') return;
+      const scope = { merchantId: actor.merchantId, livemode: actor.mode === 'live' };
+      await inTransaction(ctx, (trx) => reportDeprecatedUse(trx, { scope, feature: 'api-version-2.0' }));
+    },
+  );
 }
 
 /** Load-balancer probes: served whatever X-API-Version says, so a probe never fails on a header. */

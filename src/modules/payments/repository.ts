@@ -313,12 +313,18 @@ function settleStatement(
         .where(sql<boolean>`${sql.raw(String(approved))}`)
         .returning('id'),
     );
-  const event = {
-    merchantId: sql<number>`pay.merchant_id`,
-    livemode: sql<boolean>`pay.livemode`,
-    objectId: sql<number>`pay.id`,
-  };
-  return withEvent(changes, EVENT_FOR[to], { ...event, payload: value('payload'), createdAt: now }, { cte: 'pay' })
+  return withEvent(
+    changes,
+    EVENT_FOR[to],
+    {
+      merchantId: sql`pay.merchant_id`,
+      livemode: sql`pay.livemode`,
+      objectId: sql`pay.id`,
+      payload: value('payload'),
+      createdAt: now,
+    },
+    { cte: 'pay' },
+  )
     .with('capture', (qb) =>
       insertJob(
         qb,

@@ -24,13 +24,13 @@ import {
 
 const tags = ['Control panel'];
 
+const invitationPath = (invitationId: number) => `/team/invitations/${invitationId}`;
+
 /**
  * The merchant's team (docs/decisions.md "Team"): every role reads it; owners invite, revoke, change
  * roles and remove (route-policy.ts SESSION_ROLES; audited by http/audit.ts). Accepting an invitation is
  * public: its link's token is the credential.
  */
-const invitationPath = (invitationId: number) => `/team/invitations/${invitationId}`;
-
 export function teamRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/team',
