@@ -92,7 +92,9 @@ it('answers a read only once the commits before it are on disk, so no answer res
   expect(walFlushes.every((flush) => flush.doneAt !== undefined && flush.doneAt <= readAt)).toBe(true);
 });
 
-it("syncs a new store's files to disk before its first commit", async () => {
+// Creates and opens a whole store in its body (initdb in a child, then the migrations, each commit
+// flushed): 5–10 s alone, past the default 30 s once beside the rest of the suite. A bound against a hang.
+it("syncs a new store's files to disk before its first commit", { timeout: 120_000 }, async () => {
   const synced = new Set<string>();
   const fsyncSync = fs.fsyncSync.bind(fs);
   vi.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => {
