@@ -25,6 +25,11 @@ afterAll(async () => {
   }
 });
 
+// For the tests that create and open a whole store in their body (initdb in a child, then the
+// migrations, each commit flushed): 5–10 s alone, past the default 30 s beside the rest of the
+// suite. A bound against a hang.
+const opensAStore = { timeout: 120_000 };
+
 const pathOfFd = (fd: number) => fs.readlinkSync(`/proc/self/fd/${fd}`);
 const isWal = (file: string) => file.includes('/pg_wal/');
 
@@ -92,9 +97,7 @@ it('answers a read only once the commits before it are on disk, so no answer res
   expect(walFlushes.every((flush) => flush.doneAt !== undefined && flush.doneAt <= readAt)).toBe(true);
 });
 
-// Creates and opens a whole store in its body (initdb in a child, then the migrations, each commit
-// flushed): 5–10 s alone, past the default 30 s once beside the rest of the suite. A bound against a hang.
-it("syncs a new store's files to disk before its first commit", { timeout: 120_000 }, async () => {
+it("syncs a new store's files to disk before its first commit", opensAStore, async () => {
   const synced = new Set<string>();
   const fsyncSync = fs.fsyncSync.bind(fs);
   vi.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => {
@@ -169,7 +172,7 @@ it('writes no table page to its file while WAL written before it is not yet on d
   expect(pagesAfterWal).toBeGreaterThan(0);
 });
 
-it('answers a write whose flush failed with an error, and refuses every statement after it', async () => {
+it('answers a write whose flush failed with an error, and refuses every statement after it', opensAStore, async () => {
   const db = await openOnDisk(); // a store of its own: this one stops working
   watchBackgroundFlushes(0, Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
   await expect(sql`insert into probe (note) values ('not durable')`.execute(db)).rejects.toThrow(
