@@ -59,12 +59,22 @@ export async function enqueueJob<K extends JobKind>(db: Db, kind: K, row: JobRow
 
 const defaultBackoff = (attempt: number) => Math.min(3600, 2 ** attempt * 5);
 
-/** Periodic work that finds its own rows by state instead of a queued job per row (returns how much it did). */
-export type Sweep = () => Promise<number>;
+/**
+ * Periodic work that finds its own rows by state instead of a queued job per row. `run` returns how much
+ * it did; `everyMs` is how often the background loop runs it: as often as its work is time-critical and
+ * no more, since each run is at least one statement, on an idle gateway too.
+ */
+export interface Sweep {
+  run: () => Promise<number>;
+  everyMs: number;
+}
+
+/** The loop's own beat: the job claim runs every tick, a sweep on the first tick once it is due. */
+const TICK_MS = 500;
 
 export class JobRunner {
   private readonly handlers: JobHandlers = {};
-  private readonly sweeps: Sweep[] = [];
+  private readonly sweeps: { sweep: Sweep; dueAt: number }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
@@ -77,15 +87,33 @@ export class JobRunner {
   /** Called by app.ts with each module's contribution; a sweep must claim what it handles so instances do not collide. */
   use(handlers: JobHandlers, sweeps: Sweep[] = []): void {
     Object.assign(this.handlers, handlers);
-    this.sweeps.push(...sweeps);
+    this.sweeps.push(...sweeps.map((sweep) => ({ sweep, dueAt: 0 })));
   }
 
-  /** Runs every job due now, then the sweeps; returns how much ran. Tests call this after moving the clock. */
-  async runDue(limit = 100): Promise<number> {
+  /** Runs every job due now, then every sweep; returns how much ran. Tests call this after moving the clock. */
+  runDue(limit = 100): Promise<number> {
+    return this.once(limit, () => true);
+  }
+
+  /**
+   * The background loop's pass: the jobs due, then the sweeps whose time has come (wall time: the clock
+   * tests move is the payments' time, not the loop's). A sweep that found work stays due, so the loop drains it.
+   */
+  private runTick(): Promise<number> {
+    const now = performance.now();
+    return this.once(100, (entry) => entry.dueAt <= now);
+  }
+
+  private once(limit: number, due: (entry: { dueAt: number }) => boolean): Promise<number> {
     // One pass at a time per process; concurrent callers share it.
     this.running ??= (async () => {
       let done = await this.pass(limit);
-      for (const sweep of this.sweeps) done += await sweep();
+      for (const entry of this.sweeps) {
+        if (!due(entry)) continue;
+        const found = await entry.sweep.run();
+        entry.dueAt = found > 0 ? 0 : performance.now() + entry.sweep.everyMs;
+        done += found;
+      }
       return done;
     })().finally(() => (this.running = undefined));
     return this.running;
@@ -151,19 +179,19 @@ export class JobRunner {
     return claimed.length;
   }
 
-  start(intervalMs = 500): void {
+  start(): void {
     const tick = async () => {
       try {
-        while ((await this.runDue()) > 0) {
+        while ((await this.runTick()) > 0) {
           // drain what is due before sleeping
         }
       } catch (error) {
         this.logger.error({ err: error }, 'job pass failed');
       }
-      this.timer = setTimeout(() => void tick(), intervalMs);
+      this.timer = setTimeout(() => void tick(), TICK_MS);
       this.timer.unref();
     };
-    this.timer = setTimeout(() => void tick(), intervalMs);
+    this.timer = setTimeout(() => void tick(), TICK_MS);
     this.timer.unref();
   }
 

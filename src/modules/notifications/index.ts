@@ -21,6 +21,9 @@ export type { NoticeComposer, NoticeComposers } from './send-notice.js';
 export { eventHistory } from './event-history.js';
 export { checkNotifyUrl } from './check-notify-url.js';
 
+/** Events are kept for 31 days; their purge may be minutes late. */
+const PURGE_EVERY_MS = 10 * 60_000;
+
 /**
  * The background side: sweeps (outbox → deliveries → receivers, and the retention), the notice job,
  * and the clients they hold (HTTP for deliveries, SMTP or the file outbox for notices). `composers`: the
@@ -37,7 +40,12 @@ export function worker(
   const mailer = createMailer(ctx.config);
   return {
     jobs: { 'notice.send': (payload) => sendNotice({ ...ctx, mailer, composers }, payload) },
-    sweeps: [() => queueEvents(ctx), () => deliverDue({ ...ctx, sender }), () => purgeOldEvents(ctx)],
+    sweeps: [
+      // Every beat of the loop: these are how soon a merchant hears of a payment.
+      { everyMs: 0, run: () => queueEvents(ctx) },
+      { everyMs: 0, run: () => deliverDue({ ...ctx, sender }) },
+      { everyMs: PURGE_EVERY_MS, run: () => purgeOldEvents(ctx) },
+    ],
     close: async () => {
       mailer.close();
       await sender.close();

@@ -26,50 +26,63 @@ const RECONCILE_BATCH = 50;
  */
 export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger }): Sweep[] {
   return [
-    async () => {
-      const now = ctx.clock.now();
-      const stale = await claimStalePending(
-        ctx.db,
-        now,
-        new Date(now.getTime() - RECONCILE_AFTER_SECONDS * 1000),
-        RECONCILE_BATCH,
-      );
-      for (const payment of stale) {
-        try {
-          await reconcile(ctx, payment);
-        } catch (error) {
-          ctx.logger.warn(
-            { paymentId: payment.id, err: { message: (error as Error).message } },
-            'reconciliation failed; retried later',
-          );
-        }
-      }
-      return stale.length;
+    { everyMs: FOLLOW_UP_EVERY_MS, run: () => reconcileStalePending(ctx) },
+    { everyMs: FOLLOW_UP_EVERY_MS, run: () => finishUnfinishedRefunds(ctx) },
+    {
+      everyMs: expiryEveryMs(ctx.config.threeDsChallengeTtlSeconds),
+      run: () =>
+        expireUnanswered(ctx, {
+          methods: ['card', 'token', 'wallet'],
+          statuses: ['requires_action'],
+          ttlSeconds: ctx.config.threeDsChallengeTtlSeconds,
+          failure: {
+            failureCode: 'threeds_failed',
+            declineReason: 'The 3-D Secure challenge was not answered in time',
+            details: { threeDsResult: null, acsResponse: 'challenge_expired' },
+          },
+        }),
     },
-    () => finishUnfinishedRefunds(ctx),
-    () =>
-      expireUnanswered(ctx, {
-        methods: ['card', 'token', 'wallet'],
-        statuses: ['requires_action'],
-        ttlSeconds: ctx.config.threeDsChallengeTtlSeconds,
-        failure: {
-          failureCode: 'threeds_failed',
-          declineReason: 'The 3-D Secure challenge was not answered in time',
-          details: { threeDsResult: null, acsResponse: 'challenge_expired' },
-        },
-      }),
-    () =>
-      expireUnanswered(ctx, {
-        methods: ['upi'],
-        statuses: ['pending', 'requires_action'],
-        ttlSeconds: ctx.config.upiCollectTtlSeconds,
-        failure: {
-          failureCode: 'upi_failed',
-          declineReason: 'The payer did not answer the UPI request in time',
-          details: { upiResponse: null, reason: 'collect_expired' },
-        },
-      }),
+    {
+      everyMs: expiryEveryMs(ctx.config.upiCollectTtlSeconds),
+      run: () =>
+        expireUnanswered(ctx, {
+          methods: ['upi'],
+          statuses: ['pending', 'requires_action'],
+          ttlSeconds: ctx.config.upiCollectTtlSeconds,
+          failure: {
+            failureCode: 'upi_failed',
+            declineReason: 'The payer did not answer the UPI request in time',
+            details: { upiResponse: null, reason: 'collect_expired' },
+          },
+        }),
+    },
   ];
+}
+
+/** Follow-ups wait a minute (RECONCILE_AFTER_SECONDS) anyway: a few seconds more cost nobody anything. */
+const FOLLOW_UP_EVERY_MS = 5_000;
+/** An unanswered challenge or collect expires at most a twentieth of its TTL late, and within 5 s. */
+const expiryEveryMs = (ttlSeconds: number) => Math.min(5_000, ttlSeconds * 50);
+
+async function reconcileStalePending(ctx: PaymentContext & { logger: FastifyBaseLogger }): Promise<number> {
+  const now = ctx.clock.now();
+  const stale = await claimStalePending(
+    ctx.db,
+    now,
+    new Date(now.getTime() - RECONCILE_AFTER_SECONDS * 1000),
+    RECONCILE_BATCH,
+  );
+  for (const payment of stale) {
+    try {
+      await reconcile(ctx, payment);
+    } catch (error) {
+      ctx.logger.warn(
+        { paymentId: payment.id, err: { message: (error as Error).message } },
+        'reconciliation failed; retried later',
+      );
+    }
+  }
+  return stale.length;
 }
 
 /**

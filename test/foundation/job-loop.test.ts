@@ -1,0 +1,47 @@
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { JobRunner } from '../../src/jobs/queue.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { openStorage, type Storage } from '../../src/storage/db.js';
+import { freshDatabaseUrl } from '../helpers/database.js';
+
+// The background loop runs each sweep as often as it says (each run is a statement, on an idle gateway
+// too); a call to runDue, what tests and operators use after moving the clock, runs every sweep at once.
+let storage: Storage;
+beforeAll(async () => {
+  storage = await openStorage({ databaseUrl: await freshDatabaseUrl(), dataDir: 'memory://' });
+});
+afterAll(async () => storage.close());
+
+function runnerWithSweeps() {
+  const runs = { everyBeat: 0, rare: 0, busy: 0 };
+  let backlog = 3;
+  const runner = new JobRunner(storage.db, new ManualClock(new Date()), pino({ level: 'silent' }));
+  runner.use({}, [
+    { everyMs: 0, run: async () => (runs.everyBeat++, 0) },
+    { everyMs: 60_000, run: async () => (runs.rare++, 0) },
+    // Finds a row on each of its first three runs: the loop drains it rather than waiting a minute (and
+    // runs the every-beat sweep with it: the first beat alone makes four passes).
+    { everyMs: 60_000, run: async () => (runs.busy++, backlog > 0 ? backlog-- && 1 : 0) },
+  ]);
+  return { runner, runs };
+}
+
+it('runs a sweep on every beat, or once per its interval, and drains one that found work', async () => {
+  const { runner, runs } = runnerWithSweeps();
+  runner.start();
+  try {
+    await expect.poll(() => runs.everyBeat, { timeout: 10_000, interval: 50 }).toBeGreaterThanOrEqual(6);
+  } finally {
+    await runner.stop();
+  }
+  expect(runs.rare).toBe(1);
+  expect(runs.busy).toBe(4);
+});
+
+it('runs every sweep on each runDue, whatever their intervals', async () => {
+  const { runner, runs } = runnerWithSweeps();
+  await runner.runDue();
+  await runner.runDue();
+  expect(runs).toEqual({ everyBeat: 2, rare: 2, busy: 2 });
+});
