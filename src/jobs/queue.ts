@@ -71,6 +71,8 @@ export interface Sweep {
 
 /** The loop's own beat: the job claim runs every tick, a sweep on the first tick once it is due. */
 const TICK_MS = 500;
+/** Jobs claimed per pass. */
+const JOB_BATCH = 100;
 
 export class JobRunner {
   private readonly handlers: JobHandlers = {};
@@ -91,7 +93,7 @@ export class JobRunner {
   }
 
   /** Runs every job due now, then every sweep; returns how much ran. Tests call this after moving the clock. */
-  runDue(limit = 100): Promise<number> {
+  runDue(limit = JOB_BATCH): Promise<number> {
     return this.once(limit, () => true);
   }
 
@@ -101,7 +103,7 @@ export class JobRunner {
    */
   private runTick(): Promise<number> {
     const now = performance.now();
-    return this.once(100, (entry) => entry.dueAt <= now);
+    return this.once(JOB_BATCH, (entry) => entry.dueAt <= now);
   }
 
   private once(limit: number, due: (entry: { dueAt: number }) => boolean): Promise<number> {

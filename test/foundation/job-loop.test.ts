@@ -22,7 +22,7 @@ function runnerWithSweeps() {
     { everyMs: 60_000, run: async () => (runs.rare++, 0) },
     // Finds a row on each of its first three runs: the loop drains it rather than waiting a minute (and
     // runs the every-beat sweep with it: the first beat alone makes four passes).
-    { everyMs: 60_000, run: async () => (runs.busy++, backlog > 0 ? backlog-- && 1 : 0) },
+    { everyMs: 60_000, run: async () => (runs.busy++, backlog > 0 ? (backlog--, 1) : 0) },
   ]);
   return { runner, runs };
 }

@@ -28,41 +28,36 @@ export function paymentSweeps(ctx: PaymentContext & { logger: FastifyBaseLogger 
   return [
     { everyMs: FOLLOW_UP_EVERY_MS, run: () => reconcileStalePending(ctx) },
     { everyMs: FOLLOW_UP_EVERY_MS, run: () => finishUnfinishedRefunds(ctx) },
-    {
-      everyMs: expiryEveryMs(ctx.config.threeDsChallengeTtlSeconds),
-      run: () =>
-        expireUnanswered(ctx, {
-          methods: ['card', 'token', 'wallet'],
-          statuses: ['requires_action'],
-          ttlSeconds: ctx.config.threeDsChallengeTtlSeconds,
-          failure: {
-            failureCode: 'threeds_failed',
-            declineReason: 'The 3-D Secure challenge was not answered in time',
-            details: { threeDsResult: null, acsResponse: 'challenge_expired' },
-          },
-        }),
-    },
-    {
-      everyMs: expiryEveryMs(ctx.config.upiCollectTtlSeconds),
-      run: () =>
-        expireUnanswered(ctx, {
-          methods: ['upi'],
-          statuses: ['pending', 'requires_action'],
-          ttlSeconds: ctx.config.upiCollectTtlSeconds,
-          failure: {
-            failureCode: 'upi_failed',
-            declineReason: 'The payer did not answer the UPI request in time',
-            details: { upiResponse: null, reason: 'collect_expired' },
-          },
-        }),
-    },
+    expirySweep(ctx, {
+      methods: ['card', 'token', 'wallet'],
+      statuses: ['requires_action'],
+      ttlSeconds: ctx.config.threeDsChallengeTtlSeconds,
+      failure: {
+        failureCode: 'threeds_failed',
+        declineReason: 'The 3-D Secure challenge was not answered in time',
+        details: { threeDsResult: null, acsResponse: 'challenge_expired' },
+      },
+    }),
+    expirySweep(ctx, {
+      methods: ['upi'],
+      statuses: ['pending', 'requires_action'],
+      ttlSeconds: ctx.config.upiCollectTtlSeconds,
+      failure: {
+        failureCode: 'upi_failed',
+        declineReason: 'The payer did not answer the UPI request in time',
+        details: { upiResponse: null, reason: 'collect_expired' },
+      },
+    }),
   ];
 }
 
 /** Follow-ups wait a minute (RECONCILE_AFTER_SECONDS) anyway: a few seconds more cost nobody anything. */
 const FOLLOW_UP_EVERY_MS = 5_000;
+
 /** An unanswered challenge or collect expires at most a twentieth of its TTL late, and within 5 s. */
-const expiryEveryMs = (ttlSeconds: number) => Math.min(5_000, ttlSeconds * 50);
+function expirySweep(ctx: PaymentContext, options: Unanswered): Sweep {
+  return { everyMs: Math.min(FOLLOW_UP_EVERY_MS, options.ttlSeconds * 50), run: () => expireUnanswered(ctx, options) };
+}
 
 async function reconcileStalePending(ctx: PaymentContext & { logger: FastifyBaseLogger }): Promise<number> {
   const now = ctx.clock.now();
@@ -109,21 +104,20 @@ async function finishUnfinishedRefunds(ctx: PaymentContext & { logger: FastifyBa
   return refunds.length;
 }
 
+interface Unanswered {
+  methods: PaymentRow['method'][];
+  statuses: PaymentStatus[];
+  ttlSeconds: number;
+  failure: Pick<Extract<Settlement, { kind: 'failed' }>, 'failureCode' | 'declineReason' | 'details'>;
+}
+
 /**
  * A 3-D Secure challenge or a UPI request nobody answered in time (THREEDS_CHALLENGE_TTL_SECONDS,
  * UPI_COLLECT_TTL_SECONDS) fails its payment and reopens the request for another attempt. Through
  * the state machine, so an answer that comes later finds the payment failed and changes nothing (and
  * two instances expiring it at once is harmless).
  */
-async function expireUnanswered(
-  ctx: PaymentContext,
-  input: {
-    methods: PaymentRow['method'][];
-    statuses: PaymentStatus[];
-    ttlSeconds: number;
-    failure: Pick<Extract<Settlement, { kind: 'failed' }>, 'failureCode' | 'declineReason' | 'details'>;
-  },
-): Promise<number> {
+async function expireUnanswered(ctx: PaymentContext, input: Unanswered): Promise<number> {
   const now = ctx.clock.now();
   const cutoff = new Date(now.getTime() - input.ttlSeconds * 1000);
   const unanswered = await findUnanswered(ctx.db, { ...input, cutoff, limit: RECONCILE_BATCH });
