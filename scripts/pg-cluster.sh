@@ -2,10 +2,16 @@
 # Starts (or reuses) a throwaway PostgreSQL cluster for the test suite on 127.0.0.1:$PG_TEST_PORT.
 # Installs Debian's postgresql package when the machine lacks it. Prints the admin URL on stdout.
 # `status` exits 0 when a server already answers on that port (scripts/test.sh then leaves it running).
+#
+# A server that answers is reused; otherwise the cluster is made anew. A directory left behind by an
+# earlier run (a machine restarted, or copied, while the tests ran) holds nothing worth keeping, but a
+# stale postmaster.pid (whose process id may now be another process's) and gigabytes of WAL to
+# replay: starting it can outlast any wait. `stop` removes the directory once its server has stopped.
 #   scripts/pg-cluster.sh start | stop | status
 set -euo pipefail
 PORT="${PG_TEST_PORT:-55432}"
 DIR="${PG_TEST_DIR:-/tmp/svc-gateway-pg-$PORT}"
+URL="postgres://postgres@127.0.0.1:$PORT/postgres"
 action="${1:-start}"
 
 bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
@@ -14,22 +20,29 @@ as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# pg_isready: 0 accepting connections, 1 starting or shutting down (a server holds the port), 2 none.
+isready() {
+  local rc=0
+  "$(bindir)/pg_isready" -q -h 127.0.0.1 -p "$PORT" -t 3 || rc=$?
+  return "$rc"
+}
+
 case "$action" in
   start | stop | status) ;;
   *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
 esac
 
 if [ "$action" = status ]; then
-  BIN="$(bindir)"
-  [ -n "$BIN" ] || exit 1
-  # 0: accepting connections, 1: starting or shutting down; both mean a server holds the port.
-  rc=0; "$BIN/pg_isready" -q -h 127.0.0.1 -p "$PORT" -t 3 || rc=$?
+  [ -n "$(bindir)" ] || exit 1
+  rc=0; isready || rc=$?
   [ "$rc" -le 1 ] && exit 0 || exit 1
 fi
 
 if [ "$action" = stop ]; then
   BIN="$(bindir)"
-  [ -n "$BIN" ] && [ -d "$DIR" ] && as_postgres "$BIN/pg_ctl" -D "$DIR" -m fast stop >&2 || true
+  [ -n "$BIN" ] && [ -d "$DIR" ] || exit 0
+  as_postgres "$BIN/pg_ctl" -D "$DIR" -m fast -w stop >&2 || true
+  as_postgres "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1 || rm -rf "$DIR"
   exit 0
 fi
 
@@ -40,11 +53,20 @@ if [ -z "$(bindir)" ] || [ ! -x "$(bindir)/initdb" ]; then
 fi
 BIN="$(bindir)"
 
-if [ ! -f "$DIR/PG_VERSION" ]; then
-  mkdir -p "$DIR"
-  [ "$(id -u)" = 0 ] && chown postgres:postgres "$DIR"
-  as_postgres "$BIN/initdb" -D "$DIR" -U postgres --auth=trust -E UTF8 --no-locale >/dev/null
-  cat >> "$DIR/postgresql.conf" <<CONF
+rc=0; isready || rc=$?
+if [ "$rc" -le 1 ]; then
+  # Someone's server, starting or ready: wait until it accepts connections, and reuse it.
+  for _ in $(seq 60); do isready && break; sleep 1; done
+  isready || { echo "pg-cluster: the server on 127.0.0.1:$PORT does not accept connections" >&2; exit 1; }
+  echo "$URL"
+  exit 0
+fi
+
+rm -rf "$DIR"
+mkdir -p "$DIR"
+[ "$(id -u)" = 0 ] && chown postgres:postgres "$DIR"
+as_postgres "$BIN/initdb" -D "$DIR" -U postgres --auth=trust -E UTF8 --no-locale >/dev/null
+cat >> "$DIR/postgresql.conf" <<CONF
 listen_addresses = '127.0.0.1'
 port = $PORT
 unix_socket_directories = '$DIR'
@@ -52,9 +74,5 @@ max_connections = 300
 fsync = on
 shared_buffers = 256MB
 CONF
-fi
-
-if ! as_postgres "$BIN/pg_ctl" -D "$DIR" status >/dev/null 2>&1; then
-  as_postgres "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w -t 60 start >&2
-fi
-echo "postgres://postgres@127.0.0.1:$PORT/postgres"
+as_postgres "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w -t 60 start >&2
+echo "$URL"

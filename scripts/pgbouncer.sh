@@ -37,6 +37,9 @@ fi
 BIN="$(command -v pgbouncer || echo /usr/sbin/pgbouncer)"
 
 if ! answers; then
+  # Made anew: a pid file left by an earlier run (a machine restarted or copied mid-run) may name a
+  # process id that is now another process's, and PgBouncer would refuse to start.
+  rm -rf "$DIR"
   mkdir -p "$DIR"
   # Trust, as the cluster behind it does; the user must still be listed.
   echo '"postgres" ""' > "$DIR/userlist.txt"

@@ -35,6 +35,7 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
 fi
 
 if ! ping; then
+  rm -rf "$DIR"  # made anew: nothing in it outlives a server (no persistence)
   mkdir -p "$DIR"
   redis-server \
     --bind 127.0.0.1 --port "$PORT" --protected-mode yes \

@@ -18,11 +18,14 @@ export function chaosCluster(port: number) {
   return {
     start: (): string => execFileSync('scripts/pg-cluster.sh', ['start'], { cwd: ROOT, env, encoding: 'utf8' }).trim(),
     stop: () => execFileSync('scripts/pg-cluster.sh', ['stop'], { cwd: ROOT, env, stdio: 'ignore' }),
-    /** `pg_ctl stop -m immediate` (no checkpoint: crash recovery on the next start), then start again. */
+    /**
+     * `pg_ctl stop -m immediate` (no checkpoint: crash recovery on the next start), then start the same
+     * cluster again (with pg_ctl: scripts/pg-cluster.sh makes a fresh cluster when none answers).
+     */
     async crashAndRestart(downMs: number): Promise<void> {
       asPostgres([`${bin()}/pg_ctl`, '-D', dir, '-m', 'immediate', 'stop']);
       await new Promise((wake) => setTimeout(wake, downMs));
-      execFileSync('scripts/pg-cluster.sh', ['start'], { cwd: ROOT, env, stdio: 'ignore' });
+      asPostgres([`${bin()}/pg_ctl`, '-D', dir, '-l', `${dir}/server.log`, '-w', '-t', '60', 'start']);
     },
     async freshDatabase(adminUrl: string): Promise<string> {
       const name = `chaos_${Date.now().toString(36)}`;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openStorage } from '../../src/storage/db.js';
@@ -190,6 +190,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   } finally {
     await gateway.stop();
     await sandbox.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
   return {
     ...verdict,
