@@ -26,7 +26,8 @@ import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type 
 import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from './supply.js';
 
 /**
- * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile --workers 2]`
+ * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile --workers 2
+ *   --variants prepared-off,default,prepared-off,default]`
  * Approved h2h card payments per second through the real gateway on PostgreSQL and PGlite, next
  * to a one-INSERT baseline, and the scenarios beside them (the same payments notifying a receiver
  * that never answers); writes docs/performance.md (not with --profile, which slows the
@@ -48,6 +49,7 @@ const { values: args } = parseArgs({
     soak: { type: 'boolean', default: false },
     'soak-minutes': { type: 'string', default: '10' },
     workers: { type: 'string', default: '1' },
+    variants: { type: 'string', default: 'prepared-off,default,prepared-off,default' },
   },
 });
 const DURATION = Number(args.duration);
@@ -154,19 +156,30 @@ function pgliteVersion(): string {
   }
 }
 
-/** Settings whose effect on payments each run measures, on a restarted gateway, next to the default. */
-const PREPARED_OFF = {
-  name: 'Approved card payments, prepared statements off (`DATABASE_PREPARED_STATEMENTS=false`)',
-  env: { DATABASE_PREPARED_STATEMENTS: 'false' },
+/**
+ * Settings whose effect on payments each run measures, on a restarted gateway, next to the default
+ * (`--variants`, in order). Alternated, so a change in the machine's load during the run shows instead
+ * of passing for an effect.
+ */
+const VARIANTS: Record<string, { name: string; env: Record<string, string> }> = {
+  'prepared-off': {
+    name: 'Approved card payments, prepared statements off (`DATABASE_PREPARED_STATEMENTS=false`)',
+    env: { DATABASE_PREPARED_STATEMENTS: 'false' },
+  },
+  'group-commit': {
+    name: 'Approved card payments, group commit on (`DATABASE_GROUP_COMMIT=true`)',
+    env: { DATABASE_GROUP_COMMIT: 'true' },
+  },
+  default: { name: 'Approved card payments, the default settings again', env: {} },
 };
-const DEFAULT_AGAIN = { name: 'Approved card payments, the default settings again', env: {} };
-// Alternated, so a change in the machine's load during the run shows instead of passing for an effect.
-const POSTGRES_VARIANTS: Array<{ name: string; env: Record<string, string> }> = [
-  PREPARED_OFF,
-  DEFAULT_AGAIN,
-  PREPARED_OFF,
-  DEFAULT_AGAIN,
-];
+const VARIANT_RUNS = args.variants
+  .split(',')
+  .filter(Boolean)
+  .map((key) => {
+    const variant = VARIANTS[key];
+    if (!variant) throw new Error(`--variants: no variant "${key}" (${Object.keys(VARIANTS).join(', ')})`);
+    return variant;
+  });
 
 const cpuByProcess = (result: LoadResult) =>
   Object.entries(result.cpuMsPerRequest ?? {})
@@ -371,11 +384,11 @@ async function runGatewayRound(
     const uncachedGateway = await startGateway({ API_KEY_CACHE: 'false' }, undefined);
     const pingUncached = await ping(await testApiKey(gatewayUrl, user), { gateway: uncachedGateway.process.pid! });
 
-    // The same payments on a gateway restarted with one setting changed (PostgreSQL only), each
+    // The same payments on a gateway restarted with one setting changed (--variants), each
     // against the default's figure of this run.
     const variantScenarios: Scenario[] = [];
     let last = uncachedGateway;
-    for (const variant of store.kind === 'postgres' ? POSTGRES_VARIANTS : []) {
+    for (const variant of VARIANT_RUNS) {
       await last.stop();
       children.splice(children.indexOf(last), 1);
       last = await startGateway(variant.env, undefined);

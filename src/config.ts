@@ -21,6 +21,11 @@ export interface Config {
    * embedded store). Default: on, off when DATABASE_LISTEN_URL says DATABASE_URL is a transaction-pooling proxy.
    */
   preparedStatements: boolean;
+  /**
+   * DATABASE_GROUP_COMMIT: concurrent settles of payments sent as one multi-row statement
+   * (src/storage/group-commit.ts). Default: off.
+   */
+  groupCommit: boolean;
   publicUrl: string;
   /** PUBLIC_URL was given: browsers reach the gateway there (else at its own listening address). */
   publicUrlGiven: boolean;
@@ -81,6 +86,13 @@ export function loadConfig(env: Env = process.env): Config {
   const read = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  /** "true" or "false"; undefined when unset. */
+  const flag = (name: string): boolean | undefined => {
+    const raw = read(name);
+    if (raw === undefined || raw === 'true' || raw === 'false') return raw === undefined ? undefined : raw === 'true';
+    problems.push(`${name} must be "true" or "false" (got "${raw}")`);
+    return undefined;
   };
   const integer = (name: string, fallback: number, min: number, max: number): number => {
     const raw = read(name);
@@ -200,14 +212,8 @@ export function loadConfig(env: Env = process.env): Config {
   const threeDsChallengeTtlSeconds = integer('THREEDS_CHALLENGE_TTL_SECONDS', 600, 30, 86_400);
   const upiCollectTtlSeconds = integer('UPI_COLLECT_TTL_SECONDS', 300, 30, 86_400);
 
-  const seedRaw = read('SEED_DEMO');
-  if (seedRaw !== undefined && seedRaw !== 'true' && seedRaw !== 'false') {
-    problems.push(`SEED_DEMO must be "true" or "false" (got "${seedRaw}")`);
-  }
-  const allowPrivateRaw = read('WEBHOOK_ALLOW_PRIVATE_TARGETS');
-  if (allowPrivateRaw !== undefined && allowPrivateRaw !== 'true' && allowPrivateRaw !== 'false') {
-    problems.push(`WEBHOOK_ALLOW_PRIVATE_TARGETS must be "true" or "false" (got "${allowPrivateRaw}")`);
-  }
+  const seedDemo = flag('SEED_DEMO');
+  const allowPrivateTargets = flag('WEBHOOK_ALLOW_PRIVATE_TARGETS');
   const webhookTimeoutMs = integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 60_000);
   const apiKeyCacheRaw = read('API_KEY_CACHE');
   if (apiKeyCacheRaw !== undefined && apiKeyCacheRaw !== 'true' && apiKeyCacheRaw !== 'false') {
@@ -220,17 +226,15 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('METRICS_TOKEN must be at least 32 printable characters without spaces');
   const databaseListenUrl = url('DATABASE_LISTEN_URL', read('DATABASE_LISTEN_URL'), ['postgres:', 'postgresql:']);
   if (databaseListenUrl && !databaseUrl) problems.push('DATABASE_LISTEN_URL is only used with DATABASE_URL');
-  const preparedRaw = read('DATABASE_PREPARED_STATEMENTS');
-  if (preparedRaw !== undefined && preparedRaw !== 'true' && preparedRaw !== 'false') {
-    problems.push(`DATABASE_PREPARED_STATEMENTS must be "true" or "false" (got "${preparedRaw}")`);
-  }
+  const prepared = flag('DATABASE_PREPARED_STATEMENTS');
+  const groupCommit = flag('DATABASE_GROUP_COMMIT');
   const workersRaw = read('WORKERS');
   const workers = workersRaw === 'auto' ? availableParallelism() : integer('WORKERS', 1, 1, 256);
   // PGlite lives inside one process; workers share nothing but the store, so they need a server.
   if (workers > 1 && !databaseUrl)
     problems.push('WORKERS above 1 needs DATABASE_URL: the embedded store belongs to one process');
 
-  if (production && seedRaw === 'true') problems.push('SEED_DEMO=true is not allowed when NODE_ENV=production');
+  if (production && seedDemo === true) problems.push('SEED_DEMO=true is not allowed when NODE_ENV=production');
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -240,7 +244,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     databaseListenUrl,
-    preparedStatements: preparedRaw === undefined ? databaseListenUrl === undefined : preparedRaw === 'true',
+    preparedStatements: prepared ?? databaseListenUrl === undefined,
+    groupCommit: groupCommit ?? false,
     publicUrl,
     publicUrlGiven: read('PUBLIC_URL') !== undefined,
     checkoutUrl,
@@ -252,7 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimit,
     redisUrl,
-    seedDemo: !production && seedRaw !== 'false',
+    seedDemo: !production && seedDemo !== false,
     cardEncryptionKeys,
     cardFingerprintSecret,
     sandboxUrl,
@@ -260,7 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     processorTimeoutMs,
     threeDsChallengeTtlSeconds,
     upiCollectTtlSeconds,
-    webhookAllowPrivateTargets: allowPrivateRaw === undefined ? !production : allowPrivateRaw === 'true',
+    webhookAllowPrivateTargets: allowPrivateTargets ?? !production,
     apiKeyCache: apiKeyCacheRaw !== 'false',
     webhookTimeoutMs,
     smtpUrl,

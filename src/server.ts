@@ -49,6 +49,7 @@ export async function prepareStore(config: Config, clock: Clock, seedDemo = conf
     databaseUrl: config.databaseUrl,
     listenUrl: config.databaseListenUrl,
     preparedStatements: config.preparedStatements,
+    groupCommit: config.groupCommit,
     dataDir: config.dataDir,
   }).catch((error: Error) => {
     // Name the setting to fix (never the URL itself: it may hold a password).

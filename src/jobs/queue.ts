@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from '../storage/db.js';
 import type { Database } from '../storage/schema.js';
-import { fromClause, type FromCte } from '../storage/statements.js';
+import { fromClause, isExpression, type FromCte } from '../storage/statements.js';
 import { JOB_CATALOG, type JobKind, type JobPayloads } from './catalog.js';
 
 /**
@@ -49,9 +49,6 @@ export function insertJob<K extends JobKind, DB extends Database>(
     .expression(select as never)
     .onConflict((oc) => oc.column('dedupe_key').doNothing());
 }
-
-const isExpression = (v: unknown): v is Expression<unknown> =>
-  typeof v === 'object' && v !== null && 'toOperationNode' in v;
 
 export async function enqueueJob<K extends JobKind>(db: Db, kind: K, row: JobRow<K>): Promise<void> {
   await insertJob(db, kind, row).execute();

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { syncStoreFiles, WAL_SYNC_START_PARAMS } from './pglite-wal-sync.js';
+import { enableGroupCommit } from './group-commit.js';
 import { sendMarkedAsPrepared } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -47,6 +48,8 @@ export interface StorageOptions {
   poolSize?: number;
   /** Send the statements repositories mark hot as named prepared statements (src/storage/prepared.ts). */
   preparedStatements?: boolean;
+  /** Group concurrent settles into multi-row statements (src/storage/group-commit.ts). */
+  groupCommit?: boolean;
 }
 
 export class StorageLockedError extends Error {}
@@ -86,6 +89,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       async () => db.destroy(),
       (channel, handlers) => listenOnServer(listenUrl, channel, handlers),
     );
+    if (options.groupCommit) enableGroupCommit(db);
     return {
       ...storage,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -104,6 +108,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     const db = new Kysely<Database>({
       dialect: new PGliteDialect(pglite, { preparedStatements: options.preparedStatements, durableCommits: !inMemory }),
     });
+    if (options.groupCommit) enableGroupCommit(db);
     return await finish(
       db,
       'pglite',

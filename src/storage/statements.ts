@@ -10,3 +10,34 @@ export const fromClause = (from: FromCte | undefined) =>
   from === undefined
     ? sql``
     : sql` from ${sql.table(from.cte)}${from.where === undefined ? sql`` : sql` where ${from.where}`}`;
+
+/** A value given as SQL (an expression over a CTE) rather than as a parameter. */
+export const isExpression = (v: unknown): v is Expression<unknown> =>
+  typeof v === 'object' && v !== null && 'toOperationNode' in v;
+
+/** The columns a grouped statement (group-commit.ts) takes as arrays, each with its SQL type, in order. */
+export type UnnestColumns = ReadonlyArray<readonly [name: string, type: string]>;
+
+/**
+ * `(select * from unnest($1::int[], $2::t2[], …) as m(index, …))`: one row per call of a group, `index`
+ * its place in the group; `value(name)` is the statement template's placeholder for each array.
+ */
+export function unnestRows(columns: UnnestColumns, value: <T>(name: string) => T) {
+  const all: UnnestColumns = [['index', 'int'], ...columns];
+  const arrays = sql.join(all.map(([name, type]) => sql`${value(name)}::${sql.raw(type)}[]`));
+  return sql<
+    Record<string, unknown>
+  >`(select * from unnest(${arrays}) as m(${sql.join(all.map(([name]) => sql.id(name)))}))`;
+}
+
+/** The arrays `unnestRows` binds: each call's value at its place, null where it has none, jsonb as its text. */
+export function unnestValues(rows: Array<Record<string, unknown>>, columns: UnnestColumns): Record<string, unknown[]> {
+  const values: Record<string, unknown[]> = { index: rows.map((_, index) => index) };
+  for (const [name, type] of columns) {
+    values[name] = rows.map((row) => {
+      const value = row[name] ?? null;
+      return type === 'jsonb' && value !== null ? JSON.stringify(value) : value;
+    });
+  }
+  return values;
+}

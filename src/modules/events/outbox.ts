@@ -1,5 +1,5 @@
 import { sql, type Expression, type QueryCreator } from 'kysely';
-import { fromClause, type FromCte } from '../../storage/statements.js';
+import { fromClause, isExpression, type FromCte } from '../../storage/statements.js';
 import type { Database } from '../../storage/schema.js';
 import type { Db } from '../../storage/db.js';
 import type { EventCatalog, EventType } from './catalog.js';
@@ -9,8 +9,8 @@ export interface EventRow<T extends EventType> {
   merchantId: number | Expression<number>;
   livemode: boolean | Expression<boolean>;
   objectId: number | Expression<number>;
-  payload: EventCatalog[T];
-  createdAt: Date;
+  payload: EventCatalog[T] | Expression<unknown>;
+  createdAt: Date | Expression<Date>;
 }
 
 /**
@@ -27,10 +27,10 @@ export function withEvent<T extends EventType, DB extends Database>(
   row: EventRow<T>,
   from?: FromCte,
 ): QueryCreator<DB> {
-  const value = (v: unknown) =>
-    typeof v === 'object' && v !== null && 'toOperationNode' in v ? (v as Expression<unknown>) : sql.val(v);
+  const value = (v: unknown) => (isExpression(v) ? v : sql.val(v));
   const select = sql`select ${value(row.merchantId)}::bigint, ${value(row.livemode)}::boolean, ${sql.val(type ?? '')}::text,
-    ${value(row.objectId)}::bigint, ${JSON.stringify(row.payload)}::jsonb, ${row.createdAt}::timestamptz${fromClause(from)}
+    ${value(row.objectId)}::bigint, ${isExpression(row.payload) ? row.payload : JSON.stringify(row.payload)}::jsonb,
+    ${value(row.createdAt)}::timestamptz${fromClause(from)}
     ${from?.where === undefined ? sql`where` : sql`and`} ${sql.raw(String(type !== undefined))}`;
   // A CTE's creator knows more tables than Database; the statements need only their own.
   return (qc as unknown as QueryCreator<Database>)

@@ -2,6 +2,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../../lib/clock.js';
 import type { Db, Storage } from '../../storage/db.js';
+import { groupStats, type GroupStats } from '../../storage/group-commit.js';
 import { queueLag } from './repository.js';
 
 /**
@@ -90,6 +91,27 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
       this.set({ state: 'waiting' }, pool.waiting);
     },
   });
+
+  // Group commit (DATABASE_GROUP_COMMIT): rows ÷ statements is the mean group size.
+  const groupCounter = (name: string, help: string, count: keyof GroupStats) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const stats = groupStats(ctx.db);
+        if (!stats) return;
+        this.reset();
+        this.inc(stats[count]);
+      },
+    });
+  groupCounter('svc_db_group_statements_total', 'Multi-row statements sent by group commit', 'statements');
+  groupCounter('svc_db_group_rows_total', 'Payment moves carried by group commit’s multi-row statements', 'rows');
+  groupCounter(
+    'svc_db_group_refused_total',
+    'Multi-row statements the database refused (their moves then ran alone)',
+    'refused',
+  );
 
   const stopWatching = watchProcessorCalls(processorsUrl, (processor, status, seconds) =>
     processorCalls.observe({ processor, status }, seconds),

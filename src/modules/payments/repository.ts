@@ -1,12 +1,14 @@
-import { sql, type CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type QueryCreator } from 'kysely';
 import { insertJob } from '../../jobs/queue.js';
 import { dedupeKey } from '../../jobs/catalog.js';
 import type { AmountRange } from '../../lib/amount-range.js';
 import type { MerchantScope as Scope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
+import { groupCommit, groupsCommits, groupStats, type GroupCommit } from '../../storage/group-commit.js';
 import { hot } from '../../storage/prepared.js';
+import { unnestRows, unnestValues, type UnnestColumns } from '../../storage/statements.js';
 import { statementTemplate, type StatementTemplate } from '../../storage/statement-template.js';
-import type { PaymentStatus } from '../../storage/schema.js';
+import type { Database, PaymentStatus } from '../../storage/schema.js';
 import { withEvent } from '../events/index.js';
 import { paymentSourcesFor, requestSourcesFor, requestStatusFor, type PaymentPatch } from '../state-machine.js';
 import type { PaymentEventType } from './events.js';
@@ -156,6 +158,10 @@ export interface NewAttempt {
  * settle then read all the merchant's payments (13,351 index entries per settle in a bench run).
  */
 export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentRow | undefined> {
+  return groupsCommits(db) ? beginGroup(db, attemptShape(input)).run(input) : beginOne(db, input);
+}
+
+async function beginOne(db: Db, input: NewAttempt): Promise<PaymentRow | undefined> {
   const { now, expected, recoveryPoint: point } = input;
   const vault = input.card !== null && 'vault' in input.card ? input.card.vault : undefined;
   const storedId = input.card !== null && 'id' in input.card ? input.card.id : null;
@@ -210,6 +216,161 @@ export async function insertAttempt(db: Db, input: NewAttempt): Promise<PaymentR
   return rows[0];
 }
 
+/** What an attempt's statement contains (the parts `beginOne` leaves out of the text when not needed). */
+interface AttemptShape {
+  amount: boolean;
+  card: 'vault' | 'stored' | 'none';
+  recovery: boolean;
+}
+
+const attemptShape = (input: NewAttempt): AttemptShape => ({
+  amount: input.expected !== undefined,
+  card: input.card === null ? 'none' : 'vault' in input.card ? 'vault' : 'stored',
+  recovery: input.recoveryPoint !== undefined,
+});
+
+const beginGroups = new WeakMap<Db, Map<string, GroupCommit<NewAttempt, PaymentRow>>>();
+
+/** Concurrent attempts of one shape on a store that groups commits: one multi-row statement, each begun as `beginOne` would. */
+function beginGroup(db: Db, shape: AttemptShape) {
+  return made(
+    made(beginGroups, db, () => new Map()),
+    JSON.stringify(shape),
+    () => {
+      const columns = attemptColumns(shape);
+      const template = statementTemplate((value) => groupedBeginStatement(db, shape, columns, value));
+      return groupCommit<NewAttempt, PaymentRow>({
+        ...GROUPING,
+        stats: groupStats(db)!,
+        one: (input) => beginOne(db, input),
+        many: async (inputs) => {
+          const values = unnestValues(inputs.map(attemptValues), columns);
+          const { rows } = await db.executeQuery(template.fill(values));
+          return answersByIndex(rows, inputs.length);
+        },
+      });
+    },
+  );
+}
+
+/** What the grouped begin takes of each attempt. */
+function attemptColumns(shape: AttemptShape): UnnestColumns {
+  return [
+    ['merchantId', 'bigint'],
+    ['paymentRequestId', 'bigint'],
+    ['now', 'timestamptz'],
+    ['processor', 'text'],
+    ['method', 'text'],
+    ['captureDelayHours', 'int'],
+    ['payer', 'jsonb'],
+    ['options', 'jsonb'],
+    ...(shape.amount
+      ? ([
+          ['minor', 'bigint'],
+          ['currency', 'text'],
+        ] as const)
+      : []),
+    ...(shape.card === 'vault' ? VAULT_COLUMNS : shape.card === 'stored' ? ([['cardId', 'bigint']] as const) : []),
+    ...(shape.recovery
+      ? ([
+          ['key', 'text'],
+          ['token', 'text'],
+          ['sealedCardToken', 'text'],
+        ] as const)
+      : []),
+  ];
+}
+
+const VAULT_COLUMNS: UnnestColumns = [
+  ['token_hash', 'text'],
+  ['pan_ciphertext', 'text'],
+  ['key_id', 'text'],
+  ['fingerprint', 'text'],
+  ['brand', 'text'],
+  ['bin', 'text'],
+  ['last4', 'text'],
+  ['exp_month', 'int'],
+  ['exp_year', 'int'],
+  ['holder_name', 'text'],
+];
+
+function attemptValues(input: NewAttempt): Record<string, unknown> {
+  const card = input.card;
+  return {
+    ...input,
+    ...input.expected,
+    ...input.recoveryPoint,
+    ...(card !== null && 'vault' in card ? card.vault : {}),
+    cardId: card !== null && 'id' in card ? card.id : null,
+  };
+}
+
+/**
+ * The begin statement for many attempts of one shape, each row under the same conditions as
+ * `beginOne`. A new card is tied to its attempt by its token hash (unique). Two attempts on the same
+ * request in one group: PostgreSQL moves the request once, so one attempt begins and the other gets
+ * no row, as when two single begins race.
+ */
+function groupedBeginStatement(
+  db: Db,
+  shape: AttemptShape,
+  columns: UnnestColumns,
+  value: <T>(name: string) => T,
+): CompiledQuery<GroupedRow> {
+  const vault = shape.card === 'vault';
+  const amountMatches = shape.amount ? sql`and r.amount = m.minor and r.currency = m.currency` : sql``;
+  const cardInsert = vault
+    ? sql`card as (
+        insert into cards (merchant_id, livemode, token_hash, pan_ciphertext, key_id, fingerprint, brand, bin, last4,
+                           exp_month, exp_year, holder_name, created_at)
+        select m."merchantId", false, m.token_hash, m.pan_ciphertext, m.key_id, m.fingerprint, m.brand, m.bin, m.last4,
+               m.exp_month, m.exp_year, m.holder_name, m.now
+        from request join moves m on m.index = request.index
+        returning id, token_hash
+      ),`
+    : sql``;
+  const cardId = vault ? sql`card.id` : shape.card === 'stored' ? sql`m."cardId"` : sql`null::bigint`;
+  const recovery = shape.recovery
+    ? sql`,
+      recovery as (
+        update idempotency_keys k set recovery_payment_id = pay.id, recovery_secret = m."sealedCardToken"
+        from pay join request on request.id = pay.payment_request_id join moves m on m.index = request.index
+        where k.merchant_id = m."merchantId" and k.key = m.key and k.claim_token = m.token
+        returning 1
+      )`
+    : sql``;
+  return sql<GroupedRow>`
+      with moves as ${unnestRows(columns, value)},
+      request as (
+        update payment_requests r set status = 'processing', updated_at = m.now
+        from moves m, merchants mc
+        where r.id = m."paymentRequestId" and r.merchant_id is not distinct from m."merchantId" and r.livemode = false
+          and mc.id = r.merchant_id
+          and r.status in (${sql.join(requestSourcesFor('processing'))}) and (r.expires_at is null or r.expires_at > m.now)
+          ${amountMatches}
+        returning m.index, r.id, r.amount, r.currency, mc.default_processor
+      ),
+      ${cardInsert}
+      pay as (
+        insert into payments (merchant_id, livemode, payment_request_id, status, method, processor, amount, currency,
+                              card_id, capture_delay_hours, payer, options, created_at, updated_at)
+        select m."merchantId", false, request.id, 'pending', m.method, coalesce(m.processor, request.default_processor),
+               request.amount, request.currency, ${cardId}, m."captureDelayHours", m.payer, m.options, m.now, m.now
+        from request join moves m on m.index = request.index${vault ? sql` join card on card.token_hash = m.token_hash` : sql``}
+        returning *
+      )${recovery}
+      select pay.*, request.index as group_index from pay join request on request.id = pay.payment_request_id`.compile(
+    db,
+  );
+}
+
+/** Each call's row at its place in the group (`group_index`), undefined where its part did not apply. */
+function answersByIndex(rows: GroupedRow[], count: number): Array<PaymentRow | undefined> {
+  const answers = Array.from({ length: count }, (): PaymentRow | undefined => undefined);
+  for (const { group_index: index, ...row } of rows) answers[index] = row;
+  return answers;
+}
+
 /** Records a processor's transaction id on a payment that is still waiting for its outcome. */
 export async function notePendingTransaction(db: Db, paymentId: number, processorPaymentId: string, now: Date) {
   return db
@@ -246,27 +407,167 @@ export async function transition(
 ): Promise<PaymentRow | undefined> {
   const next: PaymentRow = { ...payment, ...patch, status: to, updated_at: now };
   const columns = (Object.keys(patch) as Array<keyof PaymentPatch>).filter((c) => patch[c] !== undefined).sort();
-  const shape = `${to}:${columns.join(',')}`;
-  let template = settleTemplates.get(shape);
-  if (!template) {
-    template = statementTemplate((value) => settleStatement(db, to, columns, value));
-    settleTemplates.set(shape, template);
-  }
-  const statement = template.fill({
+  const move: Move = {
     ...patch,
     now,
     id: payment.id,
     merchantId: payment.merchant_id,
     amountPaid: next.amount_captured,
     payload: paymentView(next, undefined),
-  });
-  const { rows } = await db.executeQuery(hot('settle', statement));
-  if (rows[0]) announceStatusChange(db, rows[0]);
-  return rows[0];
+  };
+  const row = groupsCommits(db) ? await settleGroup(db, to, columns).run(move) : await settleOne(db, to, columns, move);
+  if (row) announceStatusChange(db, row);
+  return row;
 }
+
+/** The values of one settle: the patch and what the statement derives from the payment. */
+type Move = PaymentPatch & {
+  now: Date;
+  id: number;
+  merchantId: number;
+  amountPaid: number;
+  payload: PaymentEventPayload;
+};
+type PaymentEventPayload = ReturnType<typeof paymentView>;
 
 /** One compiled settle statement per target status and set of patched columns (a handful in all). */
 const settleTemplates = new Map<string, StatementTemplate<PaymentRow>>();
+
+async function settleOne(db: Db, to: PaymentStatus, columns: Array<keyof PaymentPatch>, move: Move) {
+  const template = made(settleTemplates, shapeOf(to, columns), () =>
+    statementTemplate((value) => settleStatement(db, to, columns, value)),
+  );
+  const { rows } = await db.executeQuery(hot('settle', template.fill(move)));
+  return rows[0];
+}
+
+const shapeOf = (to: PaymentStatus, columns: Array<keyof PaymentPatch>) => `${to}:${columns.join(',')}`;
+
+/** The value of `key` in `map`, made and kept on first use. */
+function made<K, V>(
+  map: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  make: () => NoInfer<V>,
+): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
+  return value;
+}
+
+/**
+ * Concurrent settles of one shape on a store that groups commits (src/storage/group-commit.ts): one
+ * group per store and shape, whose multi-row statement moves each payment exactly as `settleOne` would.
+ */
+const settleGroups = new WeakMap<Db, Map<string, GroupCommit<Move, PaymentRow>>>();
+const groupedTemplates = new Map<string, StatementTemplate<GroupedRow>>();
+
+/** A row of the grouped settle: the payment, and which of the batch's moves it answers. */
+type GroupedRow = PaymentRow & { group_index: number };
+
+function settleGroup(db: Db, to: PaymentStatus, columns: Array<keyof PaymentPatch>) {
+  const shape = shapeOf(to, columns);
+  return made(
+    made(settleGroups, db, () => new Map()),
+    shape,
+    () => {
+      const template = made(groupedTemplates, shape, () =>
+        statementTemplate((value) => groupedSettleStatement(db, to, columns, value)),
+      );
+      return groupCommit<Move, PaymentRow>({
+        ...GROUPING,
+        stats: groupStats(db)!,
+        one: (move) => settleOne(db, to, columns, move),
+        many: async (moves) => {
+          const values = unnestValues(moves, settleColumns(columns));
+          const { rows } = await db.executeQuery(template.fill(values));
+          return answersByIndex(rows, moves.length);
+        },
+      });
+    },
+  );
+}
+
+/**
+ * Statements of one shape on their way before calls wait to be grouped, and calls per group: measured
+ * in docs/performance.md ("Group commit"). The grouped statements are not prepared (not `hot`): a
+ * generic plan made while the tables are small joins a group's rows to them by scanning the whole
+ * table, and keeps doing so as they grow; planned each time, with the group's own values and the
+ * tables' current size, they find each row by its primary key. The planning is shared by the group.
+ */
+const GROUPING = { inFlight: 2, maxBatch: 64 };
+
+/** What the grouped settle takes of each move, with the SQL types of the patch's columns. */
+const settleColumns = (columns: Array<keyof PaymentPatch>): UnnestColumns => [
+  ['id', 'bigint'],
+  ['merchantId', 'bigint'],
+  ['now', 'timestamptz'],
+  ['payload', 'jsonb'],
+  ...columns.map((column) => [column, PATCH_TYPES[column]] as const),
+];
+
+const PATCH_TYPES: Record<keyof PaymentPatch, string> = {
+  processor_payment_id: 'text',
+  decline_code: 'text',
+  decline_reason: 'text',
+  failure_code: 'text',
+  challenge_url: 'text',
+  upi_intent_url: 'text',
+  capture_at: 'timestamptz',
+  amount_captured: 'bigint',
+  failure_details: 'jsonb',
+  three_ds: 'jsonb',
+};
+
+/**
+ * The settle statement for many payments of one shape: the moves come in as arrays (`unnest`), one
+ * row each, and every part of `settleStatement` applies per row, under the same state-machine
+ * conditions (a succeeded request's amount paid is its payment's amount captured, which is what
+ * `transition` passes the single statement). Two moves of the same payment in one group: PostgreSQL updates the row once, so one of
+ * them applies and the other gets no row (stale), as when two single settles race.
+ */
+function groupedSettleStatement(
+  db: Db,
+  to: PaymentStatus,
+  columns: Array<keyof PaymentPatch>,
+  value: <T>(name: string) => T,
+): CompiledQuery<GroupedRow> {
+  const requestTo = requestStatusFor(to);
+  const approved = to === 'succeeded' || to === 'authorized';
+  const set = sql.join(columns.map((column) => sql`${sql.id(column)} = m.${sql.id(column)}`));
+  const changes = db
+    .with('moves', () => unnestRows(settleColumns(columns), value))
+    .with(
+      'pay',
+      () => sql`(update payments p set ${set}${columns.length ? sql`,` : sql``} status = ${to}, updated_at = m.now
+        from moves m
+        where p.id = m.id and p.merchant_id is not distinct from m."merchantId"
+          and p.status in (${sql.join(paymentSourcesFor(to))})
+        returning p.*, m.index as group_index)`,
+    )
+    .with(
+      'request',
+      () => sql`(update payment_requests r set status = ${requestTo}, updated_at = pay.updated_at${
+        to === 'succeeded' ? sql`, amount_paid = pay.amount_captured` : sql``
+      }
+        from pay
+        where r.id = pay.payment_request_id and r.merchant_id is not distinct from pay.merchant_id
+          and r.status in (${sql.join(requestSourcesFor(requestTo))})
+        returning r.id)`,
+    )
+    .with(
+      'card',
+      () => sql`(update cards c set usable = true
+        from pay
+        where c.id = pay.card_id and c.usable = false and ${sql.raw(String(approved))}
+        returning c.id)`,
+    );
+  return announced(
+    changes,
+    to,
+    sql`(select m.payload from moves m where m.index = pay.group_index)`,
+    sql`pay.updated_at`,
+  );
+}
 
 /** The settle statement of `transition`, with a placeholder for every value that is not part of its shape. */
 function settleStatement(
@@ -313,18 +614,27 @@ function settleStatement(
         .where(sql<boolean>`${sql.raw(String(approved))}`)
         .returning('id'),
     );
-  return withEvent(
-    changes,
-    EVENT_FOR[to],
-    {
-      merchantId: sql`pay.merchant_id`,
-      livemode: sql`pay.livemode`,
-      objectId: sql`pay.id`,
-      payload: value('payload'),
-      createdAt: now,
-    },
-    { cte: 'pay' },
-  )
+  return announced(changes, to, value('payload'), now);
+}
+
+/**
+ * The end both settle statements share: for each row of the `pay` CTE, its outbox event and, when
+ * authorized, its scheduled capture; the statement answers the `pay` rows.
+ */
+function announced<DB extends Database>(
+  changes: QueryCreator<DB>,
+  to: PaymentStatus,
+  payload: PaymentEventPayload | Expression<unknown>,
+  createdAt: Date | Expression<Date>,
+) {
+  // The statements' CTEs are more tables than Database knows; this end reads only `pay`.
+  const qc = changes as unknown as QueryCreator<Database & { pay: PaymentRow }>;
+  const pay = {
+    merchantId: sql<number>`pay.merchant_id`,
+    livemode: sql<boolean>`pay.livemode`,
+    objectId: sql<number>`pay.id`,
+  };
+  return withEvent(qc, EVENT_FOR[to], { ...pay, payload, createdAt }, { cte: 'pay' })
     .with('capture', (qb) =>
       insertJob(
         qb,
@@ -340,7 +650,7 @@ function settleStatement(
     )
     .selectFrom('pay')
     .selectAll()
-    .compile();
+    .compile() as CompiledQuery<PaymentRow>;
 }
 
 /** The patch's JSON members as the driver writes them. */

@@ -1,0 +1,109 @@
+import type { Db } from './db.js';
+
+/**
+ * Group commit for a hot statement (docs/performance.md, "Group commit"): calls of one statement shape
+ * that arrive while `inFlight` of its statements are already on their way to the database wait for
+ * one of them to come back, then go together as one multi-row statement: one round trip, one plan
+ * execution and one commit for all of them. A call that finds fewer in flight goes at once, alone, so
+ * at low load nothing waits and the single-row statement is what runs. Nothing is answered before
+ * the commit of the statement that carried it.
+ *
+ * A multi-row statement the database refused (a unique violation, a deadlock between two batches, a
+ * serialization failure) committed none of its rows: each call is then run again on its own and gets
+ * its own answer. Any other failure (a lost connection, where the commit may have happened) goes to
+ * every call of the batch, as it would have gone to each call alone.
+ */
+export interface GroupCommit<I, R> {
+  run(item: I): Promise<R | undefined>;
+}
+
+export interface GroupCommitOptions<I, R> {
+  /** One call alone: the single-row statement. */
+  one: (item: I) => Promise<R | undefined>;
+  /** Several calls in one statement: each call's result at its index, undefined where it did not apply. */
+  many: (items: I[]) => Promise<Array<R | undefined>>;
+  /** Statements of this shape on their way at once before calls wait to be grouped. */
+  inFlight: number;
+  /** Calls per multi-row statement at most. */
+  maxBatch: number;
+  /** Counted here (the store's, groupStats). */
+  stats: GroupStats;
+}
+
+interface Waiting<I, R> {
+  item: I;
+  resolve: (value: R | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+export function groupCommit<I, R>(options: GroupCommitOptions<I, R>): GroupCommit<I, R> {
+  const { stats } = options;
+  const queue: Array<Waiting<I, R>> = [];
+  let sending = 0;
+
+  const send = async (batch: Array<Waiting<I, R>>) => {
+    if (batch.length === 1) {
+      await options.one(batch[0].item).then(batch[0].resolve, batch[0].reject);
+      return;
+    }
+    try {
+      const results = await options.many(batch.map((waiting) => waiting.item));
+      stats.statements++;
+      stats.rows += batch.length;
+      batch.forEach((waiting, index) => waiting.resolve(results[index]));
+    } catch (error) {
+      if (!refusedByDatabase(error)) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
+      stats.refused++;
+      await Promise.all(batch.map((waiting) => options.one(waiting.item).then(waiting.resolve, waiting.reject)));
+    }
+  };
+
+  const pump = () => {
+    while (sending < options.inFlight && queue.length > 0) {
+      sending++;
+      void send(queue.splice(0, options.maxBatch)).finally(() => {
+        sending--;
+        pump();
+      });
+    }
+  };
+
+  return {
+    run: (item) =>
+      new Promise<R | undefined>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        pump();
+      }),
+  };
+}
+
+/**
+ * The database's own refusal of the statement (an SQLSTATE at severity ERROR, from pg or PGlite): the
+ * statement's transaction rolled back, so none of its rows happened. A network error carries no SQLSTATE;
+ * a FATAL one ends the session, and is treated like a lost connection.
+ */
+function refusedByDatabase(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && severity === 'ERROR';
+}
+
+/** What a store's groups did: multi-row statements sent, the calls they carried, and those refused (then run alone). */
+export interface GroupStats {
+  statements: number;
+  rows: number;
+  refused: number;
+}
+
+/** The stores whose hot statements are grouped (StorageOptions.groupCommit), with their counts. */
+const grouping = new WeakMap<Db, GroupStats>();
+
+export const enableGroupCommit = (db: Db): void => void grouping.set(db, { statements: 0, rows: 0, refused: 0 });
+
+/** Whether a statement on `db` may be grouped: only on a store that groups, and never inside a caller's transaction. */
+export const groupsCommits = (db: Db): boolean => !db.isTransaction && grouping.has(db);
+
+/** Undefined on a store that does not group. */
+export const groupStats = (db: Db): GroupStats | undefined => grouping.get(db);
