@@ -22,8 +22,8 @@ export interface Config {
    */
   preparedStatements: boolean;
   /**
-   * DATABASE_GROUP_COMMIT: concurrent settles of payments sent as one multi-row statement
-   * (src/storage/group-commit.ts). Default: off.
+   * DATABASE_GROUP_COMMIT: concurrent begins and settles of payments sent as one multi-row statement
+   * (src/storage/group-commit.ts). Default: on.
    */
   groupCommit: boolean;
   publicUrl: string;
@@ -245,7 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databaseListenUrl,
     preparedStatements: prepared ?? databaseListenUrl === undefined,
-    groupCommit: groupCommit ?? false,
+    groupCommit: groupCommit ?? true,
     publicUrl,
     publicUrlGiven: read('PUBLIC_URL') !== undefined,
     checkoutUrl,

@@ -183,6 +183,13 @@ describe('loadConfig', () => {
     );
   });
 
+  it('groups concurrent payment statements into one unless told not to, on either store', () => {
+    expect(loadConfig({}).groupCommit).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/gw' }).groupCommit).toBe(true);
+    expect(loadConfig({ DATABASE_GROUP_COMMIT: 'false' }).groupCommit).toBe(false);
+    expect(problems({ DATABASE_GROUP_COMMIT: 'on' }).join()).toMatch(/DATABASE_GROUP_COMMIT must be "true" or "false"/);
+  });
+
   it('reports every bad value at once', () => {
     const found = problems({ PORT: 'x', NODE_ENV: 'staging', DATABASE_URL: 'mysql://x', JWT_SECRET: 'short' });
     expect(found).toHaveLength(4);

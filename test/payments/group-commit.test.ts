@@ -320,3 +320,15 @@ it('begins each attempt of a group as alone: its request, its own new card, its 
     .executeTakeFirstOrThrow();
   expect(untouched.status).toBe('open');
 });
+
+it('counts its groups in /metrics: statements, the calls they carried, and the refused', async () => {
+  const text = (await gw.call('GET', '/metrics')).text;
+  const metric = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+  const stats = groupStats(gw.db)!;
+  // The tests above grouped at least one statement of each kind, and had one refused.
+  expect(stats.statements).toBeGreaterThanOrEqual(5);
+  expect(metric('svc_db_group_statements_total')).toBe(stats.statements);
+  expect(metric('svc_db_group_rows_total')).toBe(stats.rows);
+  expect(metric('svc_db_group_refused_total')).toBe(stats.refused);
+  expect(stats.refused).toBeGreaterThanOrEqual(1);
+});
