@@ -48,7 +48,7 @@ export interface StorageOptions {
   poolSize?: number;
   /** Send the statements repositories mark hot as named prepared statements (src/storage/prepared.ts). */
   preparedStatements?: boolean;
-  /** Group concurrent settles into multi-row statements (src/storage/group-commit.ts). */
+  /** Group concurrent begins and settles of payments into multi-row statements (src/storage/group-commit.ts). */
   groupCommit?: boolean;
 }
 

@@ -1,5 +1,3 @@
-import type { Db } from './db.js';
-
 /**
  * Group commit for a hot statement (docs/performance.md, "Group commit"): calls of one statement shape
  * that arrive while `inFlight` of its statements are already on their way to the database wait for
@@ -8,10 +6,10 @@ import type { Db } from './db.js';
  * at low load nothing waits and the single-row statement is what runs. Nothing is answered before
  * the commit of the statement that carried it.
  *
- * A multi-row statement the database refused (a unique violation, a deadlock between two batches, a
+ * A multi-row statement the database refused (a unique violation, a deadlock between two groups, a
  * serialization failure) committed none of its rows: each call is then run again on its own and gets
  * its own answer. Any other failure (a lost connection, where the commit may have happened) goes to
- * every call of the batch, as it would have gone to each call alone.
+ * every call of the group, as it would have gone to each call alone.
  */
 export interface GroupCommit<I, R> {
   run(item: I): Promise<R | undefined>;
@@ -25,7 +23,7 @@ export interface GroupCommitOptions<I, R> {
   /** Statements of this shape on their way at once before calls wait to be grouped. */
   inFlight: number;
   /** Calls per multi-row statement at most. */
-  maxBatch: number;
+  maxGroup: number;
   /** Counted here (the store's, groupStats). */
   stats: GroupStats;
 }
@@ -41,30 +39,30 @@ export function groupCommit<I, R>(options: GroupCommitOptions<I, R>): GroupCommi
   const queue: Array<Waiting<I, R>> = [];
   let sending = 0;
 
-  const send = async (batch: Array<Waiting<I, R>>) => {
-    if (batch.length === 1) {
-      await options.one(batch[0].item).then(batch[0].resolve, batch[0].reject);
+  const send = async (group: Array<Waiting<I, R>>) => {
+    if (group.length === 1) {
+      await options.one(group[0].item).then(group[0].resolve, group[0].reject);
       return;
     }
     try {
-      const results = await options.many(batch.map((waiting) => waiting.item));
+      const results = await options.many(group.map((waiting) => waiting.item));
       stats.statements++;
-      stats.rows += batch.length;
-      batch.forEach((waiting, index) => waiting.resolve(results[index]));
+      stats.rows += group.length;
+      group.forEach((waiting, index) => waiting.resolve(results[index]));
     } catch (error) {
       if (!refusedByDatabase(error)) {
-        for (const waiting of batch) waiting.reject(error);
+        for (const waiting of group) waiting.reject(error);
         return;
       }
       stats.refused++;
-      await Promise.all(batch.map((waiting) => options.one(waiting.item).then(waiting.resolve, waiting.reject)));
+      await Promise.all(group.map((waiting) => options.one(waiting.item).then(waiting.resolve, waiting.reject)));
     }
   };
 
   const pump = () => {
     while (sending < options.inFlight && queue.length > 0) {
       sending++;
-      void send(queue.splice(0, options.maxBatch)).finally(() => {
+      void send(queue.splice(0, options.maxGroup)).finally(() => {
         sending--;
         pump();
       });
@@ -97,13 +95,18 @@ export interface GroupStats {
   refused: number;
 }
 
-/** The stores whose hot statements are grouped (StorageOptions.groupCommit), with their counts. */
-const grouping = new WeakMap<Db, GroupStats>();
+/** A store's Kysely instance, or a caller's transaction on it (structural: db.ts imports this file). */
+interface Store {
+  readonly isTransaction: boolean;
+}
 
-export const enableGroupCommit = (db: Db): void => void grouping.set(db, { statements: 0, rows: 0, refused: 0 });
+/** The stores whose hot statements are grouped (StorageOptions.groupCommit), with their counts. */
+const grouping = new WeakMap<Store, GroupStats>();
+
+export const enableGroupCommit = (db: Store): void => void grouping.set(db, { statements: 0, rows: 0, refused: 0 });
 
 /** Whether a statement on `db` may be grouped: only on a store that groups, and never inside a caller's transaction. */
-export const groupsCommits = (db: Db): boolean => !db.isTransaction && grouping.has(db);
+export const groupsCommits = (db: Store): boolean => !db.isTransaction && grouping.has(db);
 
 /** Undefined on a store that does not group. */
-export const groupStats = (db: Db): GroupStats | undefined => grouping.get(db);
+export const groupStats = (db: Store): GroupStats | undefined => grouping.get(db);

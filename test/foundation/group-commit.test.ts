@@ -28,7 +28,7 @@ function recorder(inFlight = 1) {
   const stats: GroupStats = { statements: 0, rows: 0, refused: 0 };
   const group = groupCommit<number, string>({
     inFlight,
-    maxBatch: 3,
+    maxGroup: 3,
     stats,
     one: async (n) => {
       alone.push(n);
@@ -62,7 +62,7 @@ it('sends a call alone while fewer than inFlight are on their way, and the calls
   pending.shift()!.release(undefined);
   expect(await first).toBe('one:1');
   await settled();
-  expect(groups).toEqual([[3, 4, 5]]); // at most maxBatch, in arrival order
+  expect(groups).toEqual([[3, 4, 5]]); // at most maxGroup, in arrival order
   pending.shift()!.release(undefined);
   await settled();
   expect(alone).toEqual([1, 7]); // the one left over goes alone
@@ -77,7 +77,7 @@ it('runs each call of a group the database refused on its own, each with its own
   const gate = held<void>();
   const group = groupCommit<number, string>({
     inFlight: 1,
-    maxBatch: 10,
+    maxGroup: 10,
     stats,
     one: async (n) => {
       await gate.promise;

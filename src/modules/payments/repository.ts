@@ -461,7 +461,7 @@ function made<K, V>(
 const settleGroups = new WeakMap<Db, Map<string, GroupCommit<Move, PaymentRow>>>();
 const groupedTemplates = new Map<string, StatementTemplate<GroupedRow>>();
 
-/** A row of the grouped settle: the payment, and which of the batch's moves it answers. */
+/** A row of a grouped statement: the payment, and which call of the group it answers. */
 type GroupedRow = PaymentRow & { group_index: number };
 
 function settleGroup(db: Db, to: PaymentStatus, columns: Array<keyof PaymentPatch>) {
@@ -494,7 +494,7 @@ function settleGroup(db: Db, to: PaymentStatus, columns: Array<keyof PaymentPatc
  * table, and keeps doing so as they grow; planned each time, with the group's own values and the
  * tables' current size, they find each row by its primary key. The planning is shared by the group.
  */
-const GROUPING = { inFlight: 2, maxBatch: 64 };
+const GROUPING = { inFlight: 2, maxGroup: 64 };
 
 /** What the grouped settle takes of each move, with the SQL types of the patch's columns. */
 const settleColumns = (columns: Array<keyof PaymentPatch>): UnnestColumns => [
