@@ -1,3 +1,4 @@
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dedupeKey } from '../../src/jobs/catalog.js';
 import { checkCard, vaultFields } from '../../src/modules/cards/index.js';
@@ -9,7 +10,7 @@ import {
   type NewAttempt,
   type PaymentRow,
 } from '../../src/modules/payments/repository.js';
-import { groupStats } from '../../src/storage/group-commit.js';
+import { enableGroupCommit, groupStats } from '../../src/storage/group-commit.js';
 import type { PaymentStatus } from '../../src/storage/schema.js';
 import type { PaymentPatch } from '../../src/modules/state-machine.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
@@ -319,6 +320,75 @@ it('begins each attempt of a group as alone: its request, its own new card, its 
     .where('id', '=', wrongAmount.paymentRequestId)
     .executeTakeFirstOrThrow();
   expect(untouched.status).toBe('open');
+});
+
+/** `times` copies of one row of `table` (new ids), with some columns set to SQL expressions. */
+async function copyRows(table: string, id: number, times: number, set: Record<string, string> = {}) {
+  const { rows } = await sql<{ name: string }>`select column_name as name from information_schema.columns
+    where table_name = ${table} and column_name <> 'id'`.execute(gw.db);
+  const columns = rows.map((row) => `"${row.name}"`).join(', ');
+  const values = rows.map((row) => set[row.name] ?? `"${row.name}"`).join(', ');
+  await sql`insert into ${sql.raw(table)} (${sql.raw(columns)}) select ${sql.raw(values)}
+    from ${sql.raw(table)}, generate_series(1, ${sql.lit(times)}) where id = ${id}`.execute(gw.db);
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+it('reads the payments and requests of a group by primary key, on tables of 20,000 rows', async () => {
+  // A generic plan made on small tables joined a group to them by reading them whole; the grouped
+  // statements are planned per execution, with the group's values and the tables' real size.
+  const seed = await pendingPayment();
+  await copyRows('payment_requests', seed.payment_request_id, 20_000);
+  await copyRows('payments', seed.id, 20_000, { status: `'failed'`, processor_payment_id: 'null' });
+  // The store's own statements, recorded on their way (a view of the same store that groups too).
+  const sent: CompiledQuery[] = [];
+  const recording = new Proxy(gw.db, {
+    get(target, property) {
+      if (property === 'executeQuery')
+        return (query: CompiledQuery) => {
+          sent.push(query);
+          return target.executeQuery(query);
+        };
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  enableGroupCommit(recording);
+  const requests = await Promise.all(Array.from({ length: 12 }, () => createRequest(gw, m)));
+  const begun = await Promise.all(requests.map((id) => insertAttempt(recording, attempt(id))));
+  const settled = await Promise.all(
+    begun.map((payment) => transition(recording, gw.clock.now(), payment!, ...succeed(payment!))),
+  );
+  expect(settled.map((payment) => payment?.status)).toEqual(requests.map(() => 'succeeded'));
+  const groupedStatements = sent.filter((query) => query.sql.includes('unnest('));
+  expect(groupedStatements).toHaveLength(2); // the begins' group, the settles' group
+
+  const plans = await Promise.all(
+    groupedStatements.map(async (query) => {
+      const explained = await gw.db.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+        CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
+      );
+      return nodesOf(explained.rows[0]['QUERY PLAN'][0].Plan);
+    }),
+  );
+  for (const nodes of plans) {
+    const read = (table: string) =>
+      nodes.filter((node) => node['Relation Name'] === table && node['Node Type'] !== 'ModifyTable');
+    expect(read('payment_requests').map((node) => node['Index Name'])).toEqual(['payment_requests_pkey']);
+    expect(nodes.filter((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'payments')).toEqual(
+      [],
+    );
+  }
+  const [, settle] = plans;
+  expect(settle.filter((node) => node['Relation Name'] === 'payments' && node['Index Name'])).toEqual([
+    expect.objectContaining({ 'Index Name': 'payments_pkey' }),
+  ]);
 });
 
 it('counts its groups in /metrics: statements, the calls they carried, and the refused', async () => {
