@@ -28,6 +28,16 @@ export interface GroupCommitOptions<I, R> {
   stats: GroupStats;
 }
 
+/**
+ * The grouping of a payment's two statements (begin, settle): statements of one shape on their way
+ * before calls wait to be grouped, and calls per group; measured in docs/performance.md ("Group
+ * commit"). Their grouped statements are not prepared (not marked `hot`, prepared.ts): a
+ * generic plan made while the tables are small joins a group's rows to them by scanning the whole
+ * table, and keeps doing so as they grow; planned each time, with the group's own values and the
+ * tables' current size, they find each row by its primary key. The planning is shared by the group.
+ */
+export const HOT_GROUPING = { inFlight: 2, maxGroup: 64 };
+
 interface Waiting<I, R> {
   item: I;
   resolve: (value: R | undefined) => void;

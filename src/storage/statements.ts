@@ -41,3 +41,13 @@ export function unnestValues(rows: Array<Record<string, unknown>>, columns: Unne
   }
   return values;
 }
+
+/** A row a grouped statement answers, with the place in the group (`unnestRows`' index) of the call it answers. */
+export type Grouped<R> = R & { group_index: number };
+
+/** Each call's row at its place in the group, undefined where its part did not apply. */
+export function answersByIndex<R>(rows: Array<Grouped<R>>, count: number): Array<R | undefined> {
+  const answers = Array.from({ length: count }, (): R | undefined => undefined);
+  for (const { group_index: index, ...row } of rows) answers[index] = row as R;
+  return answers;
+}
