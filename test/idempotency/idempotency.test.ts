@@ -327,6 +327,51 @@ describe('what is stored', () => {
     }
   });
 
+  it('a store that refuses to keep the answer: the answer goes out, the key waits, and once the store is back the retry gets the same object', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    // The store fails between the create's commit and the keeping of its answer (a failover, a full
+    // disk): every write that would finish this key's claim (store the answer, or let the key go) fails.
+    await sql
+      .raw(
+        `create or replace function refuse_to_finish() returns trigger language plpgsql as $$
+         begin raise exception 'the store is unavailable'; end $$`,
+      )
+      .execute(gw.db);
+    await sql
+      .raw(
+        `create trigger refuse_to_finish before update of response_status, holder on idempotency_keys
+         for each row when (old.key = '${key}') execute function refuse_to_finish()`,
+      )
+      .execute(gw.db);
+    let storeBack = false;
+    try {
+      const first = await post(m, key);
+      expect(first.status, first.text).toBe(200);
+      expect(gw.logs()).toContain('could not store the idempotent response');
+      // The claim still names this live instance: a retry now is told the request is in flight,
+      // never run a second time.
+      expect((await post(m, key)).status).toBe(409);
+
+      await sql.raw('drop trigger refuse_to_finish on idempotency_keys').execute(gw.db);
+      storeBack = true;
+      // The gateway lets the key go once the store answers again (it tries every second), keeping the
+      // recovery point: the retry answers with the customer the first request created.
+      let retried = await post(m, key);
+      for (let tries = 0; retried.status === 409 && tries < 50; tries++) {
+        await new Promise((wake) => setTimeout(wake, 200));
+        retried = await post(m, key);
+      }
+      expect(retried.status, retried.text).toBe(200);
+      expect(retried.body.id).toBe(first.body.id);
+      expect(await customerCount(m)).toBe(1);
+      expectReplayOf(await post(m, key), retried);
+    } finally {
+      if (!storeBack) await sql.raw('drop trigger refuse_to_finish on idempotency_keys').execute(gw.db);
+      await sql.raw('drop function refuse_to_finish()').execute(gw.db);
+    }
+  });
+
   it('requests without a key leave nothing behind', async () => {
     const m = await gw.merchant();
     await post(m, undefined);

@@ -287,6 +287,20 @@ describe('a refund the processor did not answer', () => {
     expect(res.body).toMatchObject({ status: 'failed', amount: 2 });
     expect((await get(`/payments/${payment.paymentId}`)).amountRefunded).toBe(0);
     expect(await refundEvents(res.body.refundId)).toEqual([{ type: 'refund.failed' }]);
+    // The audit log keeps the refund the merchant asked for and the gateway accepted, refused or not.
+    const audited = await gw.db
+      .selectFrom('audit_log')
+      .select(['action', 'target', 'request_id'])
+      .where('merchant_id', '=', m.merchantId)
+      .where('target', '=', `/payments/${payment.paymentId}/refunds`)
+      .execute();
+    expect(audited).toEqual([
+      {
+        action: 'payment.refunded',
+        target: `/payments/${payment.paymentId}/refunds`,
+        request_id: res.headers.get('x-request-id'),
+      },
+    ]);
     gw.clock.advance(120);
     await gw.runJobs();
     expect(await refundRows(payment.paymentId)).toEqual([{ id: res.body.refundId, status: 'failed' }]);
