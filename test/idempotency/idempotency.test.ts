@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { refuseWrites } from '../helpers/faults.js';
 import { useGateway, type CallResult, type TestMerchant } from '../helpers/gateway.js';
 
 const gw = useGateway();
@@ -332,19 +333,13 @@ describe('what is stored', () => {
     const key = randomUUID();
     // The store fails between the create's commit and the keeping of its answer (a failover, a full
     // disk): every write that would finish this key's claim (store the answer, or let the key go) fails.
-    await sql
-      .raw(
-        `create or replace function refuse_to_finish() returns trigger language plpgsql as $$
-         begin raise exception 'the store is unavailable'; end $$`,
-      )
-      .execute(gw.db);
-    await sql
-      .raw(
-        `create trigger refuse_to_finish before update of response_status, holder on idempotency_keys
-         for each row when (old.key = '${key}') execute function refuse_to_finish()`,
-      )
-      .execute(gw.db);
-    let storeBack = false;
+    const storeIsBack = await refuseWrites(gw.db, {
+      name: 'refuse_to_finish',
+      table: 'idempotency_keys',
+      event: 'update of response_status, holder',
+      when: `old.key = '${key}'`,
+      message: 'the store is unavailable',
+    });
     try {
       const first = await post(m, key);
       expect(first.status, first.text).toBe(200);
@@ -353,8 +348,7 @@ describe('what is stored', () => {
       // never run a second time.
       expect((await post(m, key)).status).toBe(409);
 
-      await sql.raw('drop trigger refuse_to_finish on idempotency_keys').execute(gw.db);
-      storeBack = true;
+      await storeIsBack();
       // The gateway lets the key go once the store answers again (it tries every second), keeping the
       // recovery point: the retry answers with the customer the first request created.
       let retried = await post(m, key);
@@ -367,8 +361,7 @@ describe('what is stored', () => {
       expect(await customerCount(m)).toBe(1);
       expectReplayOf(await post(m, key), retried);
     } finally {
-      if (!storeBack) await sql.raw('drop trigger refuse_to_finish on idempotency_keys').execute(gw.db);
-      await sql.raw('drop function refuse_to_finish()').execute(gw.db);
+      await storeIsBack();
     }
   });
 

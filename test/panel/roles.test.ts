@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
+import { refuseWrites } from '../helpers/faults.js';
 import { PASSWORD, useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
 import { teammate } from './fixtures.js';
@@ -96,18 +96,13 @@ describe('the audit log', () => {
     const owner = await session(m.email);
     expect((await gw.call('PATCH', '/settings', { ...owner, body: { businessName: 'Before' } })).status).toBe(200);
     // The database refuses this merchant's audit entries (a full disk, a lost connection would too).
-    await sql
-      .raw(
-        `create or replace function refuse_audit_entry() returns trigger language plpgsql as $$
-      begin raise exception 'audit log unavailable'; end $$`,
-      )
-      .execute(gw.db);
-    await sql
-      .raw(
-        `create trigger refuse_audit_entry before insert on audit_log for each row
-      when (new.merchant_id = ${m.merchantId}) execute function refuse_audit_entry()`,
-      )
-      .execute(gw.db);
+    const lift = await refuseWrites(gw.db, {
+      name: 'refuse_audit_entry',
+      table: 'audit_log',
+      event: 'insert',
+      when: `new.merchant_id = ${m.merchantId}`,
+      message: 'audit log unavailable',
+    });
     try {
       const settings = await gw.call('PATCH', '/settings', { ...owner, body: { businessName: 'After' } });
       expect(settings.status).toBe(500);
@@ -116,7 +111,7 @@ describe('the audit log', () => {
       const refund = await gw.call('POST', `/payments/${paymentId}/refunds`, { apiKey: m.apiKey, body: { amount: 5 } });
       expect(refund.status).toBe(500);
     } finally {
-      await sql.raw('drop trigger refuse_audit_entry on audit_log').execute(gw.db);
+      await lift();
     }
     // Nothing of them happened: the name, the key and the payment are as they were.
     expect((await gw.call('GET', '/settings', owner)).body.businessName).toBe('Before');
