@@ -20,11 +20,12 @@ as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# pg_isready: 0 accepting connections, 1 starting or shutting down (a server holds the port), 2 none.
-isready() {
+# pg_isready exits 0 when a server accepts connections, 1 when one is starting or shutting down, 2 when none answers.
+accepting() { "$(bindir)/pg_isready" -q -h 127.0.0.1 -p "$PORT" -t 3; }
+held() {
   local rc=0
   "$(bindir)/pg_isready" -q -h 127.0.0.1 -p "$PORT" -t 3 || rc=$?
-  return "$rc"
+  [ "$rc" -le 1 ]
 }
 
 case "$action" in
@@ -33,9 +34,7 @@ case "$action" in
 esac
 
 if [ "$action" = status ]; then
-  [ -n "$(bindir)" ] || exit 1
-  rc=0; isready || rc=$?
-  [ "$rc" -le 1 ] && exit 0 || exit 1
+  [ -n "$(bindir)" ] && held && exit 0 || exit 1
 fi
 
 if [ "$action" = stop ]; then
@@ -53,11 +52,10 @@ if [ -z "$(bindir)" ] || [ ! -x "$(bindir)/initdb" ]; then
 fi
 BIN="$(bindir)"
 
-rc=0; isready || rc=$?
-if [ "$rc" -le 1 ]; then
+if held; then
   # Someone's server, starting or ready: wait until it accepts connections, and reuse it.
-  for _ in $(seq 60); do isready && break; sleep 1; done
-  isready || { echo "pg-cluster: the server on 127.0.0.1:$PORT does not accept connections" >&2; exit 1; }
+  for _ in $(seq 60); do accepting && break; sleep 1; done
+  accepting || { echo "pg-cluster: the server on 127.0.0.1:$PORT does not accept connections" >&2; exit 1; }
   echo "$URL"
   exit 0
 fi

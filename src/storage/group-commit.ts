@@ -1,3 +1,5 @@
+import { cached } from '../lib/cached.js';
+
 /**
  * Group commit for a hot statement (docs/performance.md, "Group commit"): calls of one statement shape
  * that arrive while `inFlight` of its statements are already on their way to the database wait for
@@ -36,7 +38,7 @@ export interface GroupCommitOptions<I, R> {
  * table, and keeps doing so as they grow; planned each time, with the group's own values and the
  * tables' current size, they find each row by its primary key. The planning is shared by the group.
  */
-export const HOT_GROUPING = { inFlight: 2, maxGroup: 64 };
+const HOT_GROUPING = { inFlight: 2, maxGroup: 64 };
 
 interface Waiting<I, R> {
   item: I;
@@ -105,18 +107,36 @@ export interface GroupStats {
   refused: number;
 }
 
-/** A store's Kysely instance, or a caller's transaction on it (structural: db.ts imports this file). */
-interface Store {
-  readonly isTransaction: boolean;
-}
+/**
+ * A store's Kysely instance (any object here: db.ts imports this file). A caller's transaction on it is
+ * another instance, never registered, so nothing inside a transaction is grouped.
+ */
+type Store = object;
 
-/** The stores whose hot statements are grouped (StorageOptions.groupCommit), with their counts. */
-const grouping = new WeakMap<Store, GroupStats>();
+/** The stores whose hot statements are grouped (StorageOptions.groupCommit): their groups, by statement and shape, and counts. */
+const grouping = new WeakMap<Store, { groups: Map<string, GroupCommit<unknown, unknown>>; stats: GroupStats }>();
 
-export const enableGroupCommit = (db: Store): void => void grouping.set(db, { statements: 0, rows: 0, refused: 0 });
+export const enableGroupCommit = (db: Store): void =>
+  void grouping.set(db, { groups: new Map(), stats: { statements: 0, rows: 0, refused: 0 } });
 
-/** Whether a statement on `db` may be grouped: only on a store that groups, and never inside a caller's transaction. */
-export const groupsCommits = (db: Store): boolean => !db.isTransaction && grouping.has(db);
+/** Whether a statement on `db` may be grouped: only on a store that groups (never a transaction on it). */
+export const groupsCommits = (db: Store): boolean => grouping.has(db);
 
 /** Undefined on a store that does not group. */
-export const groupStats = (db: Store): GroupStats | undefined => grouping.get(db);
+export const groupStats = (db: Store): GroupStats | undefined => grouping.get(db)?.stats;
+
+/**
+ * The store's group of one hot statement and shape (`key` names both), made on first use with
+ * HOT_GROUPING and the store's counts; only for a store that `groupsCommits`.
+ */
+export function hotGroup<I, R>(
+  db: Store,
+  key: string,
+  make: () => Pick<GroupCommitOptions<I, R>, 'one' | 'many'>,
+): GroupCommit<I, R> {
+  const store = grouping.get(db);
+  if (!store) throw new Error('hotGroup: this store does not group commits');
+  return cached(store.groups, key, () =>
+    groupCommit({ ...HOT_GROUPING, stats: store.stats, ...make() }),
+  ) as GroupCommit<I, R>;
+}

@@ -1,4 +1,5 @@
-import { sql, type Expression } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type QueryResult } from 'kysely';
+import type { StatementTemplate } from './statement-template.js';
 
 /** The CTE a statement-embedded insert reads its rows from, and which of them. */
 export interface FromCte {
@@ -31,7 +32,7 @@ export function unnestRows(columns: UnnestColumns, value: <T>(name: string) => T
 }
 
 /** The arrays `unnestRows` binds: each call's value at its place, null where it has none, jsonb as its text. */
-export function unnestValues(rows: Array<Record<string, unknown>>, columns: UnnestColumns): Record<string, unknown[]> {
+function unnestValues(rows: Array<Record<string, unknown>>, columns: UnnestColumns): Record<string, unknown[]> {
   const values: Record<string, unknown[]> = { index: rows.map((_, index) => index) };
   for (const [name, type] of columns) {
     values[name] = rows.map((row) => {
@@ -45,9 +46,18 @@ export function unnestValues(rows: Array<Record<string, unknown>>, columns: Unne
 /** A row a grouped statement answers, with the place in the group (`unnestRows`' index) of the call it answers. */
 export type Grouped<R> = R & { group_index: number };
 
-/** Each call's row at its place in the group, undefined where its part did not apply. */
-export function answersByIndex<R>(rows: Array<Grouped<R>>, count: number): Array<R | undefined> {
-  const answers = Array.from({ length: count }, (): R | undefined => undefined);
+/**
+ * Runs a grouped statement (a template over `unnestRows`) with the group's values bound as arrays, and
+ * gives each call its row at its place in the group, undefined where its part did not apply.
+ */
+export async function runGrouped<R>(
+  db: { executeQuery<O>(query: CompiledQuery<O>): Promise<QueryResult<O>> },
+  template: StatementTemplate<Grouped<R>>,
+  calls: Array<Record<string, unknown>>,
+  columns: UnnestColumns,
+): Promise<Array<R | undefined>> {
+  const { rows } = await db.executeQuery(template.fill(unnestValues(calls, columns)));
+  const answers = Array.from({ length: calls.length }, (): R | undefined => undefined);
   for (const { group_index: index, ...row } of rows) answers[index] = row as R;
   return answers;
 }

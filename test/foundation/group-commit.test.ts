@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { groupCommit, type GroupStats } from '../../src/storage/group-commit.js';
+import { groupCommit, groupsCommits, type GroupStats } from '../../src/storage/group-commit.js';
+import { openStorage } from '../../src/storage/db.js';
 
 // The grouping itself, with statements that are functions here: which calls go alone, which go
 // together, and who gets which answer when the database refuses a group or the connection is lost.
@@ -132,4 +133,18 @@ it('keeps inFlight statements on their way at once', async () => {
   expect(groups).toEqual([[5, 7]]);
   for (const statement of pending.splice(0)) statement.release(undefined);
   expect(await Promise.all(calls)).toEqual(['one:1', 'one:3', 'many:5', 'many:7']);
+});
+
+it('groups only on a store that groups, and never inside a caller’s transaction', async () => {
+  const grouping = await openStorage({ dataDir: 'memory://', groupCommit: true });
+  const plain = await openStorage({ dataDir: 'memory://' });
+  try {
+    expect(groupsCommits(grouping.db)).toBe(true);
+    expect(groupsCommits(plain.db)).toBe(false);
+    // The caller's transaction holds one connection and commits once: its statements go as they come.
+    await grouping.db.transaction().execute(async (trx) => expect(groupsCommits(trx)).toBe(false));
+  } finally {
+    await grouping.close();
+    await plain.close();
+  }
 });

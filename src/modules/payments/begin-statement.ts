@@ -1,16 +1,9 @@
 import { sql, type CompiledQuery } from 'kysely';
-import { cached } from '../../lib/cached.js';
 import type { Db } from '../../storage/db.js';
-import { groupCommit, groupsCommits, groupStats, HOT_GROUPING, type GroupCommit } from '../../storage/group-commit.js';
+import { groupsCommits, hotGroup } from '../../storage/group-commit.js';
 import { hot } from '../../storage/prepared.js';
 import { statementTemplate } from '../../storage/statement-template.js';
-import {
-  answersByIndex,
-  unnestRows,
-  unnestValues,
-  type Grouped,
-  type UnnestColumns,
-} from '../../storage/statements.js';
+import { runGrouped, unnestRows, type Grouped, type UnnestColumns } from '../../storage/statements.js';
 import { requestSourcesFor } from '../state-machine.js';
 import type { CardRow, PaymentRow } from './rows.js';
 
@@ -145,28 +138,16 @@ const attemptShape = (input: NewAttempt): AttemptShape => ({
   recovery: input.recoveryPoint !== undefined,
 });
 
-const beginGroups = new WeakMap<Db, Map<string, GroupCommit<NewAttempt, PaymentRow>>>();
-
 /** Concurrent attempts of one shape on a store that groups commits: one multi-row statement, each begun as `beginOne` would. */
 function beginGroup(db: Db, shape: AttemptShape) {
-  return cached(
-    cached(beginGroups, db, () => new Map()),
-    JSON.stringify(shape),
-    () => {
-      const columns = attemptColumns(shape);
-      const template = statementTemplate((value) => groupedBeginStatement(db, shape, columns, value));
-      return groupCommit<NewAttempt, PaymentRow>({
-        ...HOT_GROUPING,
-        stats: groupStats(db)!,
-        one: (input) => beginOne(db, input),
-        many: async (inputs) => {
-          const values = unnestValues(inputs.map(attemptValues), columns);
-          const { rows } = await db.executeQuery(template.fill(values));
-          return answersByIndex(rows, inputs.length);
-        },
-      });
-    },
-  );
+  return hotGroup<NewAttempt, PaymentRow>(db, `begin ${JSON.stringify(shape)}`, () => {
+    const columns = attemptColumns(shape);
+    const template = statementTemplate((value) => groupedBeginStatement(db, shape, columns, value));
+    return {
+      one: (input) => beginOne(db, input),
+      many: (inputs) => runGrouped(db, template, inputs.map(attemptValues), columns),
+    };
+  });
 }
 
 /** What the grouped begin takes of each attempt. */

@@ -3,17 +3,11 @@ import { insertJob } from '../../jobs/queue.js';
 import { dedupeKey } from '../../jobs/catalog.js';
 import { cached } from '../../lib/cached.js';
 import type { Db } from '../../storage/db.js';
-import { groupCommit, groupsCommits, groupStats, HOT_GROUPING, type GroupCommit } from '../../storage/group-commit.js';
+import { groupsCommits, hotGroup } from '../../storage/group-commit.js';
 import { hot } from '../../storage/prepared.js';
 import { statementTemplate, type StatementTemplate } from '../../storage/statement-template.js';
 import type { Database, PaymentStatus } from '../../storage/schema.js';
-import {
-  answersByIndex,
-  unnestRows,
-  unnestValues,
-  type Grouped,
-  type UnnestColumns,
-} from '../../storage/statements.js';
+import { runGrouped, unnestRows, type Grouped, type UnnestColumns } from '../../storage/statements.js';
 import { withEvent } from '../events/index.js';
 import { paymentSourcesFor, requestSourcesFor, requestStatusFor, type PaymentPatch } from '../state-machine.js';
 import type { PaymentEventType } from './events.js';
@@ -92,30 +86,14 @@ const shapeOf = (to: PaymentStatus, columns: Array<keyof PaymentPatch>) => `${to
  * Concurrent settles of one shape on a store that groups commits (src/storage/group-commit.ts): one
  * group per store and shape, whose multi-row statement moves each payment exactly as `settleOne` would.
  */
-const settleGroups = new WeakMap<Db, Map<string, GroupCommit<Move, PaymentRow>>>();
-const groupedTemplates = new Map<string, StatementTemplate<Grouped<PaymentRow>>>();
-
 function settleGroup(db: Db, to: PaymentStatus, columns: Array<keyof PaymentPatch>) {
-  const shape = shapeOf(to, columns);
-  return cached(
-    cached(settleGroups, db, () => new Map()),
-    shape,
-    () => {
-      const template = cached(groupedTemplates, shape, () =>
-        statementTemplate((value) => groupedSettleStatement(db, to, columns, value)),
-      );
-      return groupCommit<Move, PaymentRow>({
-        ...HOT_GROUPING,
-        stats: groupStats(db)!,
-        one: (move) => settleOne(db, to, columns, move),
-        many: async (moves) => {
-          const values = unnestValues(moves, settleColumns(columns));
-          const { rows } = await db.executeQuery(template.fill(values));
-          return answersByIndex(rows, moves.length);
-        },
-      });
-    },
-  );
+  return hotGroup<Move, PaymentRow>(db, `settle ${shapeOf(to, columns)}`, () => {
+    const template = statementTemplate((value) => groupedSettleStatement(db, to, columns, value));
+    return {
+      one: (move) => settleOne(db, to, columns, move),
+      many: (moves) => runGrouped(db, template, moves, settleColumns(columns)),
+    };
+  });
 }
 
 /** What the grouped settle takes of each move, with the SQL types of the patch's columns. */
