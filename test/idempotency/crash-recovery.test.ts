@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 import { card, CARDS } from '../payments/fixtures.js';
+import { INSTANCE_LEASE_SECONDS } from '../../src/modules/instances/index.js';
 import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 
 // A gateway process killed with SIGKILL in the middle of a payment, restarted on the same store, and
@@ -177,6 +178,11 @@ describe('a payment interrupted by a crash, retried with the same idempotency ke
       const busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
       expect(busy.body.error, busy.text).toBe('IDEMPOTENCY_KEY_IN_USE');
       expect(busy.headers.get('retry-after')).toBe('1');
+      // A holder that lives keeps it past the lease that ends a dead one's (on the embedded store
+      // without writing a heartbeat: the store's lock file is its liveness).
+      await new Promise((resolve) => setTimeout(resolve, (INSTANCE_LEASE_SECONDS + 1) * 1000));
+      const stillBusy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
+      expect(stillBusy.body.error, stillBusy.text).toBe('IDEMPOTENCY_KEY_IN_USE');
       await kill(gateway);
       await inFlight;
 

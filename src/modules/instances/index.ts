@@ -1,2 +1,2 @@
-export { startHeartbeat, isLive, type Heartbeat } from './heartbeat.js';
+export { startHeartbeat, isLive, INSTANCE_LEASE_SECONDS, type Heartbeat } from './heartbeat.js';
 export * as keyCacheBarriers from './key-cache-barriers.js';
