@@ -38,7 +38,7 @@ export interface GroupCommitOptions<I, R> {
  * table, and keeps doing so as they grow; planned each time, with the group's own values and the
  * tables' current size, they find each row by its primary key. The planning is shared by the group.
  */
-const HOT_GROUPING = { inFlight: 2, maxGroup: 64 };
+const HOT_GROUPING = { inFlight: 1, maxGroup: 64 };
 
 interface Waiting<I, R> {
   item: I;
