@@ -22,20 +22,28 @@ const REDACT_PATHS = [
   '*.authenticationValue',
 ];
 
-const PATTERNS: Array<[RegExp, string]> = [
+const keepUuid = (match: string) => (match.includes('-') ? match : '[REDACTED_PAN]');
+
+const PATTERNS: Array<[RegExp, string | ((match: string) => string)]> = [
   [/svc_(test|live)_sk_[0-9A-Za-z]+/g, 'svc_$1_sk_[REDACTED]'],
   [/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, '[REDACTED_JWT]'],
   [/cst_[0-9A-Za-z_-]+/g, 'cst_[REDACTED]'],
   [/pst_[0-9A-Za-z]+/g, 'pst_[REDACTED]'],
   [/inv_[0-9A-Za-z_-]+/g, 'inv_[REDACTED]'],
-  [/(?<![\d.])\d{12,19}(?![\d.])/g, '[REDACTED_PAN]'],
+  // A whole UUID is matched first and kept: its last group (12 hex characters) is all digits in 1 of
+  // ~280 UUIDs, an identifier (an event id, a request id), not a card number.
+  [
+    /(?<![\da-f])[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}(?![\da-f])|(?<![\d.])\d{12,19}(?![\d.])/gi,
+    keepUuid,
+  ],
   [/("cvv"\s*:\s*)"[^"]*"/gi, '$1"[REDACTED]"'],
   [/([?&](?:apiKey|token)=)[^&\s"]+/g, '$1[REDACTED]'],
 ];
 
 export function scrub(line: string): string {
   let out = line;
-  for (const [pattern, replacement] of PATTERNS) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement] of PATTERNS)
+    out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
   return out;
 }
 
