@@ -24,7 +24,7 @@ as_postgres() {
 accepting() { "$(bindir)/pg_isready" -q -h 127.0.0.1 -p "$PORT" -t 3; }
 held() {
   local rc=0
-  "$(bindir)/pg_isready" -q -h 127.0.0.1 -p "$PORT" -t 3 || rc=$?
+  accepting || rc=$?
   [ "$rc" -le 1 ]
 }
 
