@@ -116,8 +116,9 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       demo,
       close: () =>
         (closing ??= (async () => {
-          await app.close(); // also closes the rate limiter's Redis client (an onClose hook)
+          // The loop first: its sends in flight finish on the HTTP client app.close() closes.
           await app.ctx.jobs.stop();
+          await app.close(); // also closes the rate limiter's Redis client (an onClose hook)
           await keyCache!.stop();
           await heartbeat!.stop();
           await sandbox?.close();

@@ -64,6 +64,11 @@ const defaultBackoff = (attempt: number) => Math.min(3600, 2 ** attempt * 5);
 export interface Sweep {
   run: () => Promise<number>;
   everyMs: number;
+  /**
+   * Work `run` started and left running beside the loop (the delivery sweep's sends), so that one slow
+   * piece of it does not hold the loop's pass; resolves once none is left. `runDue` and `stop` wait for it.
+   */
+  settled?: () => Promise<void>;
 }
 
 /** The loop's own beat: the job claim runs every tick, a sweep on the first tick once it is due. */
@@ -75,6 +80,7 @@ export class JobRunner {
   private readonly handlers: JobHandlers = {};
   private readonly sweeps: { sweep: Sweep; dueAt: number }[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
   private running: Promise<number> | undefined;
 
   constructor(
@@ -89,9 +95,18 @@ export class JobRunner {
     this.sweeps.push(...sweeps.map((sweep) => ({ sweep, dueAt: 0 })));
   }
 
-  /** Runs every job due now, then every sweep; returns how much ran. Tests call this after moving the clock. */
-  runDue(limit = JOB_BATCH): Promise<number> {
-    return this.once(limit, () => true);
+  /**
+   * Runs every job due now, then every sweep, and waits for what the sweeps started; returns how much ran.
+   * Tests call this after moving the clock.
+   */
+  async runDue(limit = JOB_BATCH): Promise<number> {
+    const done = await this.once(limit, () => true);
+    await this.settled();
+    return done;
+  }
+
+  private async settled(): Promise<void> {
+    for (const { sweep } of this.sweeps) await sweep.settled?.();
   }
 
   /**
@@ -179,24 +194,30 @@ export class JobRunner {
   }
 
   start(): void {
+    this.stopped = false;
     const tick = async () => {
       try {
-        while ((await this.runTick()) > 0) {
-          // drain what is due before sleeping
-        }
+        // Drain what is due before sleeping; a pass under way when stop() came is the last.
+        while (!this.stopped && (await this.runTick()) > 0);
       } catch (error) {
         this.logger.error({ err: error }, 'job pass failed');
       }
-      this.timer = setTimeout(() => void tick(), TICK_MS);
-      this.timer.unref();
+      if (!this.stopped) this.schedule(tick);
     };
+    this.schedule(tick);
+  }
+
+  private schedule(tick: () => Promise<void>): void {
     this.timer = setTimeout(() => void tick(), TICK_MS);
     this.timer.unref();
   }
 
+  /** Stops the loop: no pass after the one under way, which it waits for, and for what the sweeps started. */
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    await this.settled();
   }
 }

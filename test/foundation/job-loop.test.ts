@@ -45,3 +45,22 @@ it('runs every sweep on each runDue, whatever their intervals', async () => {
   await runner.runDue();
   expect(runs).toEqual({ everyBeat: 2, rare: 2, busy: 2 });
 });
+
+it('passes no more after stop(), even when the pass under way found work', async () => {
+  // Before, a sweep that kept finding work kept the loop draining after stop, against a closing store.
+  let runs = 0;
+  let entered!: () => void;
+  const inPass = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const runner = new JobRunner(storage.db, new ManualClock(new Date()), pino({ level: 'silent' }));
+  runner.use({}, [{ everyMs: 0, run: async () => (runs++, entered(), await released, 1) }]);
+  runner.start();
+  await inPass;
+  const stopping = runner.stop();
+  release();
+  await stopping;
+  const atStop = runs;
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  expect(runs).toBe(atStop);
+});

@@ -1,34 +1,83 @@
 import { inTransaction, type AppContext } from '../../context.js';
+import type { Sweep } from '../../jobs/queue.js';
 import { loadSettingsRow } from './get-settings.js';
 import { toEnvelope, storedError, eventIdOf } from './present.js';
 import {
   claimDueDeliveries,
   disableEndpoint,
+  endpointOf,
   findOutboxEvent,
   insertAttempt,
+  releaseDeliveries,
   settleDelivery,
   type MerchantScope,
 } from './repository.js';
 import { queueNotice } from './queue-notice.js';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
-import type { Sender, SendResult } from './sender.js';
+import { CONNECTIONS_PER_ENDPOINT, type Sender, type SendResult } from './sender.js';
 import { signNotification } from './signing.js';
 import { targetProblem } from './target-guard.js';
 
 export type DeliveryContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'config' | 'logger'> & { sender: Sender };
 
-const BATCH = 50;
+/** Sends in flight per instance at most; due deliveries beyond it wait, unclaimed, for a free place. */
+export const SENDS_IN_FLIGHT = 50;
 
 /**
- * Sends every due delivery once (claimed, so no other instance sends it too), logs the attempt and
- * settles it: 2xx done; 410 done as failed and the default endpoint disabled; anything else backs off
- * (docs/notifications.md) until about 3 days have passed, then failed and the endpoint disabled.
+ * The delivery sweep: claims due deliveries (so no other instance sends them too) and sends each once,
+ * logs the attempt and settles it: 2xx done; 410 done as failed and the default endpoint disabled;
+ * anything else backs off (docs/notifications.md) until about 3 days have passed, then failed and the
+ * endpoint disabled.
+ *
+ * The sends run beside the job loop, not in its pass: a receiver that never answers would otherwise hold
+ * the instance's whole loop (every other merchant's deliveries, the outbox relay, reconciliation) for up
+ * to WEBHOOK_TIMEOUT_MS on each attempt. And no endpoint has more sends in flight than the sender has
+ * connections to it: more would only queue in the client, taking places other receivers could use.
  */
-export async function deliverDue(ctx: DeliveryContext): Promise<number> {
+export function deliverySweep(ctx: DeliveryContext): Sweep {
   const lockSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 30;
-  const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, BATCH);
-  await Promise.all(claimed.map((delivery) => deliverOne(ctx, delivery)));
-  return claimed.length;
+  const inFlight = new Set<Promise<void>>();
+  const perEndpoint = new Map<string, number>();
+  const count = (endpoint: string, by: number) => {
+    const n = (perEndpoint.get(endpoint) ?? 0) + by;
+    if (n === 0) perEndpoint.delete(endpoint);
+    else perEndpoint.set(endpoint, n);
+  };
+
+  const start = (delivery: Claimed) => {
+    const endpoint = endpointOf(delivery.url);
+    count(endpoint, 1);
+    // A failure here (the store, not the receiver) leaves the claim to expire and the delivery to be retried.
+    const sending: Promise<void> = deliverOne(ctx, delivery)
+      .catch((error: unknown) => ctx.logger.error({ err: error, deliveryId: delivery.id }, 'delivery failed'))
+      .finally(() => {
+        inFlight.delete(sending);
+        count(endpoint, -1);
+      });
+    inFlight.add(sending);
+  };
+
+  return {
+    everyMs: 0,
+    run: async () => {
+      const room = SENDS_IN_FLIGHT - inFlight.size;
+      if (room === 0) return 0;
+      const busy = [...perEndpoint].filter(([, n]) => n >= CONNECTIONS_PER_ENDPOINT).map(([endpoint]) => endpoint);
+      const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, busy);
+      // One claim can find more for one endpoint than it has places: those go back, and the next claims
+      // pass that endpoint by while it is full.
+      const surplus: number[] = [];
+      for (const delivery of claimed) {
+        if ((perEndpoint.get(endpointOf(delivery.url)) ?? 0) < CONNECTIONS_PER_ENDPOINT) start(delivery);
+        else surplus.push(delivery.id);
+      }
+      if (surplus.length > 0) await releaseDeliveries(ctx.db, surplus);
+      return claimed.length - surplus.length;
+    },
+    settled: async () => {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    },
+  };
 }
 
 type Claimed = Awaited<ReturnType<typeof claimDueDeliveries>>[number];

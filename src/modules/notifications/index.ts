@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { JobHandlers, Sweep } from '../../jobs/queue.js';
-import { deliverDue } from './deliver-due.js';
+import { deliverySweep } from './deliver-due.js';
 import { createMailer } from './mailer.js';
 import { purgeOldEvents } from './purge-events.js';
 import { queueEvents } from './queue-events.js';
@@ -43,7 +43,7 @@ export function worker(
     sweeps: [
       // Every beat of the loop: these are how soon a merchant hears of a payment.
       { everyMs: 0, run: () => queueEvents(ctx) },
-      { everyMs: 0, run: () => deliverDue({ ...ctx, sender }) },
+      deliverySweep({ ...ctx, sender }),
       { everyMs: PURGE_EVERY_MS, run: () => purgeOldEvents(ctx) },
     ],
     close: async () => {

@@ -157,12 +157,17 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: D
 
 // ---- delivery
 
+/** A delivery URL's scheme and authority, as stored: what the sender's connection pool is per. */
+export const endpointOf = (url: string): string => /^[^:]+:\/\/[^/?#]+/.exec(url)?.[0] ?? url;
+const endpointSql = sql<string>`substring(d.url from '^[^:]+://[^/?#]+')`;
+
 /**
  * Claims due deliveries (FOR UPDATE SKIP LOCKED: instances never take the same one) and counts the
- * attempt. A delivery waits while an earlier one of its order key (its payment) is untried or in flight,
- * so one payment's events leave in order unless an earlier one is backing off.
+ * attempt, none to the endpoints in `busy`. A delivery waits while an earlier one of its order key (its
+ * payment) is untried or in flight, so one payment's events leave in order unless an earlier one is
+ * backing off.
  */
-export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number) {
+export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number, busy: string[] = []) {
   return db
     .updateTable('webhook_deliveries')
     .set({
@@ -175,6 +180,7 @@ export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit
         .select('d.id')
         .where('d.status', '=', 'pending')
         .where('d.next_attempt_at', '<=', now)
+        .$if(busy.length > 0, (qb) => qb.where(endpointSql, 'not in', busy))
         .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
         .where((eb) =>
           eb.not(
@@ -195,6 +201,15 @@ export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit
         .skipLocked(),
     )
     .returning(['id', 'event_id', 'merchant_id', 'livemode', 'url', 'attempts', 'created_at'])
+    .execute();
+}
+
+/** Gives claimed deliveries back untried, as they were before the claim. */
+export async function releaseDeliveries(db: Db, ids: number[]): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ attempts: sql`attempts - 1`, locked_until: null })
+    .where('id', 'in', ids)
     .execute();
 }
 

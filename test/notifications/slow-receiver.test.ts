@@ -1,0 +1,109 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SENDS_IN_FLIGHT } from '../../src/modules/notifications/deliver-due.js';
+import { CONNECTIONS_PER_ENDPOINT } from '../../src/modules/notifications/sender.js';
+import { useGateway, type TestMerchant } from '../helpers/gateway.js';
+import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
+import { startReceiver, type Receiver } from './receiver.js';
+
+// The background loop, as a running gateway has it: a receiver that never answers within the time-out
+// (20 s here) must not hold anything else up while its sends wait.
+const gw = useGateway({ env: { WEBHOOK_TIMEOUT_MS: '20000' } });
+let prompt: Receiver;
+let silent: Receiver;
+beforeEach(async () => {
+  prompt = await startReceiver();
+  silent = await startReceiver();
+  silent.setFallback({ status: 200, hang: true });
+  gw.gateway.app.ctx.jobs.start();
+});
+afterEach(async () => {
+  // Dropping the silent receiver's connections ends its sends at once, so stop() has nothing to wait for.
+  await silent.close();
+  await gw.gateway.app.ctx.jobs.stop();
+  await prompt.close();
+});
+
+async function payWithNotifyUrl(m: TestMerchant, url: string): Promise<void> {
+  const id = await createRequest(gw, m);
+  const res = await gw.call('POST', `/payments/h2h/${id}`, {
+    apiKey: m.apiKey,
+    body: { ...h2hCard(CARDS.visa), notifyUrl: url },
+  });
+  expect(res.status, res.text).toBe(200);
+}
+
+async function attemptsOf(m: TestMerchant, eventId: string): Promise<{ statusCode: number | null }[]> {
+  const res = await gw.call('GET', `/events/${eventId}`, { apiKey: m.apiKey });
+  expect(res.status, res.text).toBe(200);
+  return res.body.attempts;
+}
+
+/** The pending deliveries whose URL is `like` this: claimed (a send under way) and never tried. */
+const pendingTo = async (like: string) => {
+  const { rows } = await sql<{ claimed: number; waiting: number }>`
+    select count(*) filter (where locked_until > ${gw.clock.now()})::int as claimed,
+           count(*) filter (where attempts = 0)::int as waiting
+    from webhook_deliveries where status = 'pending' and url like ${like}`.execute(gw.db);
+  return rows[0];
+};
+
+/** A few more beats of the loop (500 ms each), to see that they claim nothing more. */
+const beats = () => new Promise((resolve) => setTimeout(resolve, 1500));
+
+describe('a receiver that never answers', () => {
+  it("holds up no other merchant's notifications while its send waits", async () => {
+    const slowMerchant = await gw.merchant();
+    await payWithNotifyUrl(slowMerchant, `${silent.url}/never`);
+    await expect.poll(() => silent.at('/never').length, { timeout: 10_000 }).toBe(1);
+
+    const other = await gw.merchant();
+    await payWithNotifyUrl(other, `${prompt.url}/other`);
+    // Well inside the 20 s the silent receiver's send still has to run.
+    await expect.poll(() => prompt.at('/other').length, { timeout: 8_000 }).toBe(1);
+    expect(silent.at('/never')).toHaveLength(1);
+  });
+
+  it(`has at most ${CONNECTIONS_PER_ENDPOINT} sends in flight, its other deliveries wait unclaimed and take no place from other receivers`, async () => {
+    const m = await gw.merchant();
+    const url = `${silent.url}/many`;
+    for (let i = 0; i < 10; i++) await payWithNotifyUrl(m, url);
+    await expect.poll(async () => (await pendingTo(url)).claimed, { timeout: 10_000 }).toBe(CONNECTIONS_PER_ENDPOINT);
+    await beats();
+    expect(await pendingTo(url)).toEqual({ claimed: CONNECTIONS_PER_ENDPOINT, waiting: 10 - CONNECTIONS_PER_ENDPOINT });
+
+    await payWithNotifyUrl(await gw.merchant(), `${prompt.url}/meanwhile`);
+    await expect.poll(() => prompt.at('/meanwhile').length, { timeout: 8_000 }).toBe(1);
+  });
+});
+
+it(`has at most ${SENDS_IN_FLIGHT} sends in flight in all; the deliveries after them wait, unclaimed`, async () => {
+  // Enough silent receivers for every place, each with as many deliveries as it may have in flight.
+  const receivers = await Promise.all(
+    Array.from({ length: Math.ceil(SENDS_IN_FLIGHT / CONNECTIONS_PER_ENDPOINT) }, () => startReceiver()),
+  );
+  try {
+    const m = await gw.merchant();
+    for (const receiver of receivers) {
+      receiver.setFallback({ status: 200, hang: true });
+      for (let i = 0; i < CONNECTIONS_PER_ENDPOINT; i++) await payWithNotifyUrl(m, `${receiver.url}/all`);
+    }
+    const payments = receivers.length * CONNECTIONS_PER_ENDPOINT;
+    const all = '%/all';
+    await expect.poll(async () => (await pendingTo(all)).claimed, { timeout: 10_000 }).toBe(SENDS_IN_FLIGHT);
+    await beats();
+    expect(await pendingTo(all)).toEqual({ claimed: SENDS_IN_FLIGHT, waiting: payments - SENDS_IN_FLIGHT });
+  } finally {
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+  }
+});
+
+it('stop() waits for the sends in flight, and each is logged as an attempt', async () => {
+  const m = await gw.merchant();
+  prompt.setFallback({ status: 200, delayMs: 800 });
+  await payWithNotifyUrl(m, `${prompt.url}/slow`);
+  await expect.poll(() => prompt.at('/slow').length, { timeout: 10_000 }).toBe(1);
+  await gw.gateway.app.ctx.jobs.stop();
+  const eventId = prompt.at('/slow')[0].headers['webhook-id'] as string;
+  expect(await attemptsOf(m, eventId)).toMatchObject([{ statusCode: 200 }]);
+});
