@@ -107,9 +107,11 @@ describe('two instances', () => {
     receiver.setFallback({ status: 200, delayMs: 30 });
     receiver.answers.push(...Array.from({ length: 4 }, () => ({ status: 500, delayMs: 30 })));
     try {
-      for (let round = 0; round < 3; round++) {
-        await Promise.all([a.runJobs(), runOnB(), a.runJobs(), runOnB()]);
+      // Each instance has at most 4 sends in flight to one endpoint: the 12 take a few rounds.
+      for (let round = 0; round < 10; round++) {
+        const done = await Promise.all([a.runJobs(), runOnB(), a.runJobs(), runOnB()]);
         clock.advance(120);
+        if (done.every((n) => n === 0)) break;
       }
     } finally {
       receiver.setFallback({ status: 200 });

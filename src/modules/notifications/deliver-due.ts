@@ -8,7 +8,6 @@ import {
   endpointOf,
   findOutboxEvent,
   insertAttempt,
-  releaseDeliveries,
   settleDelivery,
   type MerchantScope,
 } from './repository.js';
@@ -62,17 +61,10 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
     run: async () => {
       const room = SENDS_IN_FLIGHT - inFlight.size;
       if (room === 0) return 0;
-      const busy = [...perEndpoint].filter(([, n]) => n >= CONNECTIONS_PER_ENDPOINT).map(([endpoint]) => endpoint);
-      const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, busy);
-      // One claim can find more for one endpoint than it has places: those go back, and the next claims
-      // pass that endpoint by while it is full.
-      const surplus: number[] = [];
-      for (const delivery of claimed) {
-        if ((perEndpoint.get(endpointOf(delivery.url)) ?? 0) < CONNECTIONS_PER_ENDPOINT) start(delivery);
-        else surplus.push(delivery.id);
-      }
-      if (surplus.length > 0) await releaseDeliveries(ctx.db, surplus);
-      return claimed.length - surplus.length;
+      const places = { perEndpoint: CONNECTIONS_PER_ENDPOINT, inFlight: perEndpoint };
+      const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, places);
+      for (const delivery of claimed) start(delivery);
+      return claimed.length;
     },
     settled: async () => {
       while (inFlight.size > 0) await Promise.all(inFlight);

@@ -159,15 +159,55 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: D
 
 /** A delivery URL's scheme and authority, as stored: what the sender's connection pool is per. */
 export const endpointOf = (url: string): string => /^[^:]+:\/\/[^/?#]+/.exec(url)?.[0] ?? url;
-const endpointSql = sql<string>`substring(d.url from '^[^:]+://[^/?#]+')`;
+const endpointOfRow = sql<string>`substring(d.url from '^[^:]+://[^/?#]+')`;
+
+/** How many sends each endpoint may have in flight, and how many it has. */
+export interface EndpointPlaces {
+  perEndpoint: number;
+  inFlight: ReadonlyMap<string, number>;
+}
 
 /**
  * Claims due deliveries (FOR UPDATE SKIP LOCKED: instances never take the same one) and counts the
- * attempt, none to the endpoints in `busy`. A delivery waits while an earlier one of its order key (its
- * payment) is untried or in flight, so one payment's events leave in order unless an earlier one is
- * backing off.
+ * attempt: at most `limit`, and per endpoint at most its free places. A delivery waits while an earlier
+ * one of its order key (its payment) is untried or in flight, so one payment's events leave in order
+ * unless an earlier one is backing off. The rows locked beyond an endpoint's places are left as they
+ * were (the lock ends with the statement); a full endpoint's rows are passed by, not locked.
  */
-export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number, busy: string[] = []) {
+export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number, places: EndpointPlaces) {
+  const full = [...places.inFlight].filter(([, n]) => n >= places.perEndpoint).map(([endpoint]) => endpoint);
+  const due = db
+    .selectFrom('webhook_deliveries as d')
+    .select(['d.id', endpointOfRow.as('endpoint')])
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .$if(full.length > 0, (qb) => qb.where(endpointOfRow, 'not in', full))
+    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_deliveries as e')
+            .select(sql`1`.as('one'))
+            .whereRef('e.order_key', '=', 'd.order_key')
+            .whereRef('e.id', '<', 'd.id')
+            .where('e.status', '=', 'pending')
+            .where((eb) => eb.or([eb('e.attempts', '=', 0), eb('e.locked_until', '>=', now)])),
+        ),
+      ),
+    )
+    .orderBy('d.id')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+  const ranked = db
+    .selectFrom(due.as('due'))
+    .select([
+      'due.id',
+      'due.endpoint',
+      sql<number>`row_number() over (partition by due.endpoint order by due.id)`.as('nth'),
+    ]);
+  const inFlight = JSON.stringify(Object.fromEntries(places.inFlight));
   return db
     .updateTable('webhook_deliveries')
     .set({
@@ -176,40 +216,15 @@ export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit
     })
     .where('id', 'in', (qb) =>
       qb
-        .selectFrom('webhook_deliveries as d')
-        .select('d.id')
-        .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', now)
-        .$if(busy.length > 0, (qb) => qb.where(endpointSql, 'not in', busy))
-        .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('webhook_deliveries as e')
-                .select(sql`1`.as('one'))
-                .whereRef('e.order_key', '=', 'd.order_key')
-                .whereRef('e.id', '<', 'd.id')
-                .where('e.status', '=', 'pending')
-                .where((eb) => eb.or([eb('e.attempts', '=', 0), eb('e.locked_until', '>=', now)])),
-            ),
-          ),
-        )
-        .orderBy('d.id')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked(),
+        .selectFrom(ranked.as('r'))
+        .select('r.id')
+        .where(
+          'r.nth',
+          '<=',
+          sql<number>`${places.perEndpoint}::int - coalesce((${inFlight}::jsonb ->> r.endpoint)::int, 0)`,
+        ),
     )
     .returning(['id', 'event_id', 'merchant_id', 'livemode', 'url', 'attempts', 'created_at'])
-    .execute();
-}
-
-/** Gives claimed deliveries back untried, as they were before the claim. */
-export async function releaseDeliveries(db: Db, ids: number[]): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ attempts: sql`attempts - 1`, locked_until: null })
-    .where('id', 'in', ids)
     .execute();
 }
 
