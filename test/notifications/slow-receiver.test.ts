@@ -66,8 +66,9 @@ describe('a receiver that never answers', () => {
 
   it(`has at most ${CONNECTIONS_PER_ENDPOINT} sends in flight, its other deliveries wait unclaimed and take no place from other receivers`, async () => {
     const m = await gw.merchant();
-    const url = `${silent.url}/many`;
-    for (let i = 0; i < 10; i++) await payWithNotifyUrl(m, url);
+    // Different paths, one endpoint (scheme, host and port): the cap is per endpoint, as the sender's connections are.
+    for (let i = 0; i < 10; i++) await payWithNotifyUrl(m, `${silent.url}/many/${i}?n=${i}`);
+    const url = `${silent.url}/many/%`;
     await expect.poll(async () => (await pendingTo(url)).claimed, { timeout: 10_000 }).toBe(CONNECTIONS_PER_ENDPOINT);
     await beats();
     expect(await pendingTo(url)).toEqual({ claimed: CONNECTIONS_PER_ENDPOINT, waiting: 10 - CONNECTIONS_PER_ENDPOINT });

@@ -5,7 +5,6 @@ import { toEnvelope, storedError, eventIdOf } from './present.js';
 import {
   claimDueDeliveries,
   disableEndpoint,
-  endpointOf,
   findOutboxEvent,
   insertAttempt,
   settleDelivery,
@@ -35,25 +34,15 @@ export const SENDS_IN_FLIGHT = 50;
  */
 export function deliverySweep(ctx: DeliveryContext): Sweep {
   const lockSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 30;
-  const inFlight = new Set<Promise<void>>();
-  const perEndpoint = new Map<string, number>();
-  const count = (endpoint: string, by: number) => {
-    const n = (perEndpoint.get(endpoint) ?? 0) + by;
-    if (n === 0) perEndpoint.delete(endpoint);
-    else perEndpoint.set(endpoint, n);
-  };
+  /** Each send in flight, with its delivery's endpoint. */
+  const inFlight = new Map<Promise<void>, string>();
 
   const start = (delivery: Claimed) => {
-    const endpoint = endpointOf(delivery.url);
-    count(endpoint, 1);
     // A failure here (the store, not the receiver) leaves the claim to expire and the delivery to be retried.
     const sending: Promise<void> = deliverOne(ctx, delivery)
       .catch((error: unknown) => ctx.logger.error({ err: error, deliveryId: delivery.id }, 'delivery failed'))
-      .finally(() => {
-        inFlight.delete(sending);
-        count(endpoint, -1);
-      });
-    inFlight.add(sending);
+      .finally(() => inFlight.delete(sending));
+    inFlight.set(sending, delivery.endpoint);
   };
 
   return {
@@ -61,13 +50,15 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
     run: async () => {
       const room = SENDS_IN_FLIGHT - inFlight.size;
       if (room === 0) return 0;
+      const perEndpoint = new Map<string, number>();
+      for (const endpoint of inFlight.values()) perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + 1);
       const places = { perEndpoint: CONNECTIONS_PER_ENDPOINT, inFlight: perEndpoint };
       const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, places);
       for (const delivery of claimed) start(delivery);
       return claimed.length;
     },
     settled: async () => {
-      while (inFlight.size > 0) await Promise.all(inFlight);
+      while (inFlight.size > 0) await Promise.all(inFlight.keys());
     },
   };
 }

@@ -157,11 +157,7 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: D
 
 // ---- delivery
 
-/** A delivery URL's scheme and authority, as stored: what the sender's connection pool is per. */
-export const endpointOf = (url: string): string => /^[^:]+:\/\/[^/?#]+/.exec(url)?.[0] ?? url;
-const endpointOfRow = sql<string>`substring(d.url from '^[^:]+://[^/?#]+')`;
-
-/** How many sends each endpoint may have in flight, and how many it has. */
+/** How many sends each endpoint (URL scheme and authority) may have in flight, and how many it has. */
 export interface EndpointPlaces {
   perEndpoint: number;
   inFlight: ReadonlyMap<string, number>;
@@ -169,62 +165,106 @@ export interface EndpointPlaces {
 
 /**
  * Claims due deliveries (FOR UPDATE SKIP LOCKED: instances never take the same one) and counts the
- * attempt: at most `limit`, and per endpoint at most its free places. A delivery waits while an earlier
- * one of its order key (its payment) is untried or in flight, so one payment's events leave in order
- * unless an earlier one is backing off. The rows locked beyond an endpoint's places are left as they
- * were (the lock ends with the statement); a full endpoint's rows are passed by, not locked.
+ * attempt: the oldest due first, at most `limit`, and per endpoint at most its free places. A delivery
+ * waits while an earlier one of its order key (its payment) is untried or in flight, so one payment's
+ * events leave in order unless an earlier one is backing off.
+ *
+ * It visits the endpoints with pending deliveries (a skip scan of the endpoint index: one probe per
+ * endpoint, however many deliveries each has) and reads from each with free places its oldest due ones,
+ * no more than an endpoint may have in flight. A full endpoint's deliveries are not read at all: a
+ * receiver that never answers piles them up at its payment rate, and a claim that walked all due
+ * deliveries in order passed by every one of them at every beat. The cost grows with the endpoints that
+ * have pending deliveries instead (docs/decisions.md, "Job runner").
+ *
+ * The read per endpoint has a fixed LIMIT, and the cut to its free places comes after: with a limit
+ * computed per endpoint PostgreSQL cannot know the read's size, guesses a tenth of the endpoint's rows, and
+ * a big enough guess makes it JIT-compile the statement (~20 ms instead of ~1). The rows read beyond an
+ * endpoint's free places stay as they were; their lock ends with the statement.
  */
 export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number, places: EndpointPlaces) {
-  const full = [...places.inFlight].filter(([, n]) => n >= places.perEndpoint).map(([endpoint]) => endpoint);
-  const due = db
-    .selectFrom('webhook_deliveries as d')
-    .select(['d.id', endpointOfRow.as('endpoint')])
-    .where('d.status', '=', 'pending')
-    .where('d.next_attempt_at', '<=', now)
-    .$if(full.length > 0, (qb) => qb.where(endpointOfRow, 'not in', full))
-    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('webhook_deliveries as e')
-            .select(sql`1`.as('one'))
-            .whereRef('e.order_key', '=', 'd.order_key')
-            .whereRef('e.id', '<', 'd.id')
-            .where('e.status', '=', 'pending')
-            .where((eb) => eb.or([eb('e.attempts', '=', 0), eb('e.locked_until', '>=', now)])),
-        ),
-      ),
-    )
-    .orderBy('d.id')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked();
-  const ranked = db
-    .selectFrom(due.as('due'))
-    .select([
-      'due.id',
-      'due.endpoint',
-      sql<number>`row_number() over (partition by due.endpoint order by due.id)`.as('nth'),
-    ]);
   const inFlight = JSON.stringify(Object.fromEntries(places.inFlight));
+  const free = sql<number>`${places.perEndpoint}::int - coalesce((${inFlight}::jsonb ->> ep.endpoint)::int, 0)`;
+  // The first endpoint with pending deliveries (after the one `after` names, when given), with its
+  // earliest next attempt: one probe of the endpoint index, whose first entry per endpoint is that.
+  const nextEndpoint = (after?: string) =>
+    db
+      .selectFrom('webhook_deliveries as w')
+      .select(['w.endpoint', 'w.next_attempt_at as earliest'])
+      .where('w.status', '=', 'pending')
+      .$if(after !== undefined, (qb) => qb.where('w.endpoint', '>', sql.ref<string>(after!)))
+      .orderBy('w.endpoint')
+      .orderBy('w.next_attempt_at')
+      .limit(1);
   return db
+    .withRecursive('endpoints(endpoint, earliest)', (qb) =>
+      qb
+        .selectFrom(nextEndpoint().as('first'))
+        .select(['first.endpoint', 'first.earliest'])
+        .unionAll((qb) =>
+          qb
+            .selectFrom('endpoints as ep')
+            .innerJoinLateral(nextEndpoint('ep.endpoint').as('next'), (join) => join.onTrue())
+            .select(['next.endpoint', 'next.earliest']),
+        ),
+    )
+    .with('candidates', (qb) =>
+      qb
+        .selectFrom('endpoints as ep')
+        .where('ep.earliest', '<=', now)
+        .where(free, '>', 0)
+        .innerJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom('webhook_deliveries as d')
+              .select(['d.id', 'd.next_attempt_at'])
+              .whereRef('d.endpoint', '=', 'ep.endpoint')
+              .where('d.status', '=', 'pending')
+              .where('d.next_attempt_at', '<=', now)
+              .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
+              .where((eb) =>
+                eb.not(
+                  eb.exists(
+                    eb
+                      .selectFrom('webhook_deliveries as e')
+                      .select(sql`1`.as('one'))
+                      .whereRef('e.order_key', '=', 'd.order_key')
+                      .whereRef('e.id', '<', 'd.id')
+                      .where('e.status', '=', 'pending')
+                      .where((eb) => eb.or([eb('e.attempts', '=', 0), eb('e.locked_until', '>=', now)])),
+                  ),
+                ),
+              )
+              .orderBy('d.next_attempt_at')
+              .orderBy('d.id')
+              .limit(places.perEndpoint)
+              .forUpdate()
+              .skipLocked()
+              .as('c'),
+          (join) => join.onTrue(),
+        )
+        .select([
+          'c.id',
+          'c.next_attempt_at',
+          free.as('free'),
+          sql<number>`row_number() over (partition by ep.endpoint order by c.next_attempt_at, c.id)`.as('nth'),
+        ]),
+    )
+    .with('picked', (qb) =>
+      qb
+        .selectFrom('candidates')
+        .select('candidates.id')
+        .whereRef('candidates.nth', '<=', 'candidates.free')
+        .orderBy('candidates.next_attempt_at')
+        .orderBy('candidates.id')
+        .limit(limit),
+    )
     .updateTable('webhook_deliveries')
     .set({
       attempts: sql`attempts + 1`,
       locked_until: sql`${now}::timestamptz + make_interval(secs => ${lockSeconds})`,
     })
-    .where('id', 'in', (qb) =>
-      qb
-        .selectFrom(ranked.as('r'))
-        .select('r.id')
-        .where(
-          'r.nth',
-          '<=',
-          sql<number>`${places.perEndpoint}::int - coalesce((${inFlight}::jsonb ->> r.endpoint)::int, 0)`,
-        ),
-    )
-    .returning(['id', 'event_id', 'merchant_id', 'livemode', 'url', 'attempts', 'created_at'])
+    .where('id', 'in', (qb) => qb.selectFrom('picked').select('picked.id'))
+    .returning(['id', 'event_id', 'merchant_id', 'livemode', 'url', 'endpoint', 'attempts', 'created_at'])
     .execute();
 }
 
