@@ -1,12 +1,12 @@
 import { CompiledQuery, sql } from 'kysely';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { inTransaction } from '../src/context.js';
 import { rotateApiKey } from '../src/modules/api-keys/index.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
 import { dailyTotalsQuery } from '../src/modules/reports/repository.js';
 import { startGateway } from '../src/server.js';
+import { withDatabase } from './throwaway-database.js';
 
 /**
  * `npm run bench:dashboard [-- --database-url postgres://… --payments 1000000 --runs 15]`
@@ -32,21 +32,6 @@ const RUNS = Number(args.runs);
 const DAY_MS = 86_400_000;
 const TO = new Date('2026-11-01T00:00:00Z');
 
-async function withDatabase<T>(serverUrl: string, work: (url: string) => Promise<T>): Promise<T> {
-  const name = `bench_dashboard_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
-}
-
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 async function time(url: string, apiKey: string, path: string) {
@@ -63,7 +48,7 @@ async function time(url: string, apiKey: string, path: string) {
   return { path, p50: percentile(ms, 0.5), p95: percentile(ms, 0.95) };
 }
 
-await withDatabase(args['database-url'], async (databaseUrl) => {
+await withDatabase(args['database-url'], 'bench_dashboard', async (databaseUrl) => {
   const config = loadConfig({
     NODE_ENV: 'development',
     PORT: '0',
