@@ -42,10 +42,11 @@ async function measure(dataDir: string, databaseUrl?: string): Promise<string[]>
     // `count` deliveries, each of its own payment, due at `due`, spread over `endpoints` hosts named by `host`.
     let payments = 0;
     const add = async (count: number, host: string, due: Date, endpoints = 1) => {
-      await sql`insert into webhook_deliveries (event_id, merchant_id, livemode, url, order_key, status, next_attempt_at, created_at)
-        select ${event.id}, 1, false, 'http://' || replace(${host}, '{n}', (n % ${endpoints}::int)::text) || '/hook',
-          'payment-' || (${payments}::int + n), 'pending', ${due}, ${now}
-        from generate_series(1, ${count}::int) n`.execute(db);
+      await sql`insert into webhook_deliveries (event_id, merchant_id, livemode, url, endpoint, order_key, status,
+          next_attempt_at, created_at)
+        select ${event.id}, 1, false, origin || '/hook', origin, 'payment-' || (${payments}::int + n), 'pending', ${due}, ${now}
+        from generate_series(1, ${count}::int) n,
+          lateral (select 'http://' || replace(${host}, '{n}', (n % ${endpoints}::int)::text) as origin) o`.execute(db);
       payments += count;
     };
     const time = async (label: string) => {

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Kysely table types. Every merchant-owned table carries merchant_id (see docs/decisions.md). */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -336,8 +336,8 @@ export interface WebhookDeliveriesTable {
   merchant_id: number;
   livemode: boolean;
   url: string;
-  /** The URL's scheme and authority (generated): the sender's connections, and the claim's places, are per endpoint. */
-  endpoint: GeneratedAlways<string>;
+  /** The URL's origin: the sender's connections, and the claim's places, are per endpoint. */
+  endpoint: string;
   /** Deliveries with one key go out in id order (one payment's events). */
   order_key: string;
   status: DeliveryStatus;

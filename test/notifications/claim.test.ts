@@ -1,6 +1,10 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { claimDueDeliveries, type EndpointPlaces } from '../../src/modules/notifications/repository.js';
+import {
+  claimDueDeliveries,
+  insertDeliveries,
+  type EndpointPlaces,
+} from '../../src/modules/notifications/repository.js';
 import { useGateway } from '../helpers/gateway.js';
 
 // The delivery claim on its own, against the real store: which due deliveries one beat of the delivery
@@ -12,14 +16,16 @@ let payments = 0;
 async function delivery(url: string, dueSecondsAgo: number, attempts = 0): Promise<number> {
   const now = gw.clock.now();
   const { rows } = await sql<{ id: number }>`
-    with event as (
-      insert into outbox_events (merchant_id, livemode, type, object_id, payload, created_at)
-      values (1, false, 'payment.succeeded', 1, '{}', ${now}) returning id)
-    insert into webhook_deliveries (event_id, merchant_id, livemode, url, order_key, status, attempts, next_attempt_at, created_at)
-    select id, 1, false, ${url}, ${`payment-${++payments}`}, 'pending', ${attempts},
-      ${new Date(now.getTime() - dueSecondsAgo * 1000)}, ${now}
-    from event returning id`.execute(gw.db);
-  return rows[0].id;
+    insert into outbox_events (merchant_id, livemode, type, object_id, payload, created_at)
+    values (1, false, 'payment.succeeded', 1, '{}', ${now}) returning id`.execute(gw.db);
+  const due = new Date(now.getTime() - dueSecondsAgo * 1000);
+  const scope = { merchantId: 1, livemode: false };
+  await insertDeliveries(gw.db, [{ ...scope, eventId: rows[0].id, url, orderKey: `payment-${++payments}` }], due);
+  const [made] = (
+    await sql<{ id: number }>`update webhook_deliveries set attempts = ${attempts}
+      where event_id = ${rows[0].id} returning id`.execute(gw.db)
+  ).rows;
+  return made.id;
 }
 
 /** What one claim takes, in id order (the statement's own order is not its contract). */
@@ -40,11 +46,11 @@ describe('a delivery claim', () => {
   });
 
   it("takes nothing of a full endpoint and no more than an endpoint's free places, the oldest first", async () => {
-    // One endpoint (scheme, host and port), whatever the path and query.
-    const urls = ['https://full.example:8443/a', 'https://full.example:8443/b?x=1', 'https://full.example:8443'];
+    // One endpoint (the URL's origin), whatever the path, the query and the spelling.
+    const urls = ['https://full.example:8443/a', 'https://FULL.example:8443/b?x=1', 'HTTPS://full.example:8443'];
     const ids = [];
     for (let i = 0; i < 6; i++) ids.push(await delivery(urls[i % 3], 60 - i));
-    const other = await delivery('https://full.example/hook', 1);
+    const other = await delivery('https://full.example:443/hook', 1);
 
     const full = await claim(50, { 'https://full.example:8443': 4 });
     expect(full.map((d) => [d.id, d.endpoint])).toEqual([[other, 'https://full.example']]);

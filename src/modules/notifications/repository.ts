@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.js';
 import type { MerchantSettingsTable } from '../../storage/schema.js';
+import { endpointOf } from './sender.js';
 
 /** A merchant and mode: settings, events and deliveries are confined to one. */
 export interface MerchantScope {
@@ -146,6 +147,7 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: D
         merchant_id: d.merchantId,
         livemode: d.livemode,
         url: d.url,
+        endpoint: endpointOf(d.url),
         order_key: d.orderKey,
         status: 'pending' as const,
         next_attempt_at: now,
@@ -157,7 +159,7 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: D
 
 // ---- delivery
 
-/** How many sends each endpoint (URL scheme and authority) may have in flight, and how many it has. */
+/** How many sends each endpoint (a URL's origin) may have in flight, and how many it has. */
 export interface EndpointPlaces {
   perEndpoint: number;
   inFlight: ReadonlyMap<string, number>;

@@ -5,6 +5,12 @@ import { guardedLookup } from './target-guard.js';
 /** Deliveries in flight to one origin at most (the HTTP client's connection pool per origin). */
 export const CONNECTIONS_PER_ENDPOINT = 4;
 
+/**
+ * A delivery's endpoint: its URL's origin, which the HTTP client keeps a connection pool per (so
+ * `https://A.example:443/x` and `https://a.example/y` are one). Stored with each delivery.
+ */
+export const endpointOf = (url: string): string => (URL.canParse(url) ? new URL(url).origin : url);
+
 export interface SendResult {
   statusCode: number | null;
   retryAfter: string | string[] | undefined;
