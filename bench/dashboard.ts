@@ -6,7 +6,8 @@ import { rotateApiKey } from '../src/modules/api-keys/index.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
 import { dailyTotalsQuery } from '../src/modules/reports/repository.js';
 import { startGateway } from '../src/server.js';
-import { withDatabase } from './throwaway-database.js';
+import { percentile } from './percentile.js';
+import { withDatabase } from './postgres.js';
 
 /**
  * `npm run bench:dashboard [-- --database-url postgres://… --payments 1000000 --runs 15]`
@@ -31,8 +32,6 @@ const PAYMENTS = Number(args.payments);
 const RUNS = Number(args.runs);
 const DAY_MS = 86_400_000;
 const TO = new Date('2026-11-01T00:00:00Z');
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 async function time(url: string, apiKey: string, path: string) {
   const ms: number[] = [];

@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { claimDueDeliveries } from '../src/modules/notifications/repository.js';
 import { CONNECTIONS_PER_ENDPOINT } from '../src/modules/notifications/sender.js';
 import { SENDS_IN_FLIGHT } from '../src/modules/notifications/deliver-due.js';
 import { openStorage } from '../src/storage/db.js';
-import { withDatabase } from './throwaway-database.js';
+import { percentile } from './percentile.js';
+import { testClusterUrl, withDatabase } from './postgres.js';
 
 /**
  * `npm run bench:claim [-- --store postgres|pglite|both --database-url postgres://… --claims 20]`
@@ -26,8 +26,6 @@ const { values: args } = parseArgs({
 });
 const CLAIMS = Number(args.claims);
 const DEAD = 'http://dead.example:81';
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 async function measure(dataDir: string, databaseUrl?: string): Promise<string[]> {
   const storage = await openStorage({ databaseUrl, dataDir });
@@ -94,8 +92,7 @@ async function measure(dataDir: string, databaseUrl?: string): Promise<string[]>
 
 const report: string[][] = [];
 if (args.store !== 'pglite') {
-  const server =
-    args['database-url'] ?? execFileSync('bash', ['scripts/pg-cluster.sh', 'start'], { encoding: 'utf8' }).trim();
+  const server = args['database-url'] ?? testClusterUrl();
   report.push(await withDatabase(server, 'bench_claim', (url) => measure('', url)));
 }
 if (args.store !== 'postgres') report.push(await measure('memory://'));

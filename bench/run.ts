@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +19,7 @@ import {
   type Child,
 } from './processes.js';
 import { formatSummary, summariseProfile } from './profile-summary.js';
+import { createDatabase, testClusterUrl } from './postgres.js';
 import { formatSoak, runSoak } from './soak.js';
 import { formatWal, startWalMeter } from './wal.js';
 import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type StoreResult } from './report.js';
@@ -84,15 +84,6 @@ interface Store {
   dispose(): Promise<void>;
 }
 
-let pgAdminUrl: string | undefined;
-function postgresAdminUrl(): string {
-  pgAdminUrl ??= execFileSync('bash', [path.join(ROOT, 'scripts/pg-cluster.sh'), 'start'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
-  return pgAdminUrl;
-}
-
 async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<Store> {
   if (kind === 'pglite') {
     const gatewayDir = mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-gw-'));
@@ -103,22 +94,11 @@ async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<St
     });
     return { kind, gatewayDb: { DATA_DIR: gatewayDir }, baselineDb: { DATA_DIR: baselineDir }, dispose };
   }
-  const adminUrl = postgresAdminUrl();
-  const name = `bench_${stamp}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  const { name, url: databaseUrl, drop } = await createDatabase(testClusterUrl(), `bench_${stamp}`);
   const reader = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   const dispose = onInterrupt(async () => {
     await reader.end();
-    const drop = new pg.Client({ connectionString: adminUrl });
-    await drop.connect();
-    await drop.query(`drop database if exists ${name} with (force)`);
-    await drop.end();
+    await drop();
   });
   return {
     kind,
@@ -135,7 +115,7 @@ async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<St
 }
 
 async function describePostgres(): Promise<string> {
-  const client = new pg.Client({ connectionString: postgresAdminUrl() });
+  const client = new pg.Client({ connectionString: testClusterUrl() });
   await client.connect();
   const setting = async (name: string) => (await client.query<Record<string, string>>(`show ${name}`)).rows[0][name];
   const version = await setting('server_version');

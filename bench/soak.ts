@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import autocannon, { type RequestSpec } from 'autocannon';
+import { percentile } from './percentile.js';
 
 /**
  * `npm run bench -- --soak [--soak-minutes 10]`: payments at a fixed rate (half the peak measured
@@ -51,9 +52,6 @@ function rssMb(pid: number): number | undefined {
   }
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-
 export function runSoak(options: SoakOptions): Promise<SoakResult> {
   const latencies: number[][] = [];
   const errors: number[] = [];
@@ -99,8 +97,8 @@ export function runSoak(options: SoakOptions): Promise<SoakResult> {
             minute: minute + 1,
             answered: list.length,
             errors: errors[minute] ?? 0,
-            p50: Math.round(percentile(sorted, 50)),
-            p99: Math.round(percentile(sorted, 99)),
+            p50: Math.round(percentile(sorted, 0.5)),
+            p99: Math.round(percentile(sorted, 0.99)),
           };
         });
         resolve({ rate: options.rate, seconds: (Date.now() - begin) / 1000, minutes, rss });

@@ -1,32 +1,22 @@
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import {
-  claimDueDeliveries,
-  insertDeliveries,
-  type EndpointPlaces,
-} from '../../src/modules/notifications/repository.js';
+import { claimDueDeliveries, settleDelivery, type EndpointPlaces } from '../../src/modules/notifications/repository.js';
 import { useGateway } from '../helpers/gateway.js';
+import { pendingDelivery } from './deliveries.js';
 
 // The delivery claim on its own, against the real store: which due deliveries one beat of the delivery
 // sweep takes, given the sends the instance has in flight.
 const gw = useGateway();
 
 let payments = 0;
-/** A pending delivery to `url`, of a payment of its own, due `dueSecondsAgo` before the clock's now. */
-async function delivery(url: string, dueSecondsAgo: number, attempts = 0): Promise<number> {
-  const now = gw.clock.now();
-  const { rows } = await sql<{ id: number }>`
-    insert into outbox_events (merchant_id, livemode, type, object_id, payload, created_at)
-    values (1, false, 'payment.succeeded', 1, '{}', ${now}) returning id`.execute(gw.db);
-  const due = new Date(now.getTime() - dueSecondsAgo * 1000);
-  const scope = { merchantId: 1, livemode: false };
-  await insertDeliveries(gw.db, [{ ...scope, eventId: rows[0].id, url, orderKey: `payment-${++payments}` }], due);
-  const [made] = (
-    await sql<{ id: number }>`update webhook_deliveries set attempts = ${attempts}
-      where event_id = ${rows[0].id} returning id`.execute(gw.db)
-  ).rows;
-  return made.id;
-}
+/** A pending delivery to `url`, of a payment of its own unless `orderKey` says, due `dueSecondsAgo` before now. */
+const delivery = (url: string, dueSecondsAgo: number, attempts = 0, orderKey = `payment-${++payments}`) =>
+  pendingDelivery(gw.db, {
+    merchantId: 1,
+    url,
+    orderKey,
+    due: new Date(gw.clock.now().getTime() - dueSecondsAgo * 1000),
+    attempts,
+  });
 
 /** What one claim takes, in id order (the statement's own order is not its contract). */
 const claim = async (limit: number, inFlight: Record<string, number> = {}) => {
@@ -60,5 +50,19 @@ describe('a delivery claim', () => {
 
     const rest = await claim(50);
     expect(rest.map((d) => d.id)).toEqual(ids.slice(1, 5));
+  });
+
+  it("sends one payment's events in order: the next waits while the earlier is untried or in flight, not while it backs off", async () => {
+    const first = await delivery('https://order.example/a', 30, 0, 'one-payment');
+    const second = await delivery('https://elsewhere.example/b', 30, 0, 'one-payment');
+    // Of this payment's (the tests before leave deliveries of their own).
+    const taken = async () => (await claim(50)).map((d) => d.id).filter((id) => id === first || id === second);
+    expect(await taken()).toEqual([first]);
+    // The first in flight: the second still waits.
+    expect(await taken()).toEqual([]);
+    // The first failed and backs off: the second goes, so one broken event does not hold the others.
+    const inAMinute = new Date(gw.clock.now().getTime() + 60_000);
+    await settleDelivery(gw.db, first, { status: 'pending', nextAttemptAt: inAMinute });
+    expect(await taken()).toEqual([second]);
   });
 });

@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SENDS_IN_FLIGHT } from '../../src/modules/notifications/deliver-due.js';
 import { CONNECTIONS_PER_ENDPOINT } from '../../src/modules/notifications/sender.js';
-import { insertDeliveries } from '../../src/modules/notifications/repository.js';
 import { startTestGateway, useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
+import { pendingDelivery } from './deliveries.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 // The background loop, as a running gateway has it: a receiver that never answers within the time-out
@@ -114,6 +114,7 @@ it('a stopping gateway sends nothing on its closing HTTP client: its loop stops 
   const own = await startTestGateway({ env: { WEBHOOK_TIMEOUT_MS: '20000' } });
   const held = await startReceiver();
   held.setFallback({ status: 200, delayMs: 2000 });
+  let closing: Promise<void> | undefined;
   try {
     own.gateway.app.ctx.jobs.start();
     const m = await own.merchant();
@@ -127,20 +128,21 @@ it('a stopping gateway sends nothing on its closing HTTP client: its loop stops 
 
     // A delivery that comes due only while the gateway stops, and the held send keeps the HTTP client
     // closing for 2 s (4 beats of the loop): a loop still beating then would attempt it on a closed client.
-    const [event] = (
-      await sql<{ id: number }>`insert into outbox_events (merchant_id, livemode, type, object_id, payload, created_at)
-        values (${m.merchantId}, false, 'payment.succeeded', 1, '{}', ${own.clock.now()}) returning id`.execute(own.db)
-    ).rows;
     const dueLater = new Date(own.clock.now().getTime() + 60_000);
-    const later = { merchantId: m.merchantId, livemode: false, eventId: event.id, orderKey: 'later' };
-    await insertDeliveries(own.db, [{ ...later, url: `${prompt.url}/later` }], dueLater);
-    const closing = own.close();
+    await pendingDelivery(own.db, {
+      merchantId: m.merchantId,
+      url: `${prompt.url}/later`,
+      orderKey: 'later',
+      due: dueLater,
+    });
+    closing = own.close();
     own.clock.advance(120);
     await closing;
 
     // Sent by a pass already under way, or left for the next start: never attempted and failed.
     expect(own.logs()).not.toContain('notification not accepted');
   } finally {
+    await (closing ?? own.close());
     await held.close();
   }
 });
