@@ -124,6 +124,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   );
   app.addHook('onClose', async () => stopCountingPayments());
   app.addHook('onClose', () => notificationWorker.close());
+  // Fastify runs onClose hooks last registered first, after the server stopped accepting and the requests
+  // under way finished: the job loop stops here, before the hooks above close the clients its sends use.
+  app.addHook('onClose', () => ctx.jobs.stop());
   app.decorate('ctx', ctx);
 
   // Set first: plugin scopes registered below (Swagger UI, the front ends) inherit it.

@@ -116,9 +116,8 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       demo,
       close: () =>
         (closing ??= (async () => {
-          // The loop first: its sends in flight finish on the HTTP client app.close() closes.
-          await app.ctx.jobs.stop();
-          await app.close(); // also closes the rate limiter's Redis client (an onClose hook)
+          // Stops accepting at once, then the job loop, then the clients (onClose hooks, app.ts).
+          await app.close();
           await keyCache!.stop();
           await heartbeat!.stop();
           await sandbox?.close();

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SENDS_IN_FLIGHT } from '../../src/modules/notifications/deliver-due.js';
@@ -144,5 +145,42 @@ it('a stopping gateway sends nothing on its closing HTTP client: its loop stops 
   } finally {
     await (closing ?? own.close());
     await held.close();
+  }
+});
+
+/** What a new connection to the gateway gets: its status, or the connection's error code. */
+function knock(url: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    http
+      .get(`${url}/healthz`, { agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      })
+      .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+  });
+}
+
+it('a stopping gateway stops accepting at once, while its loop still waits for a send in flight', async () => {
+  const own = await startTestGateway({ env: { WEBHOOK_TIMEOUT_MS: '20000' } });
+  const hung = await startReceiver();
+  hung.setFallback({ status: 200, hang: true });
+  let closing: Promise<void> | undefined;
+  try {
+    own.gateway.app.ctx.jobs.start();
+    const m = await own.merchant();
+    const id = await createRequest(own, m);
+    const paid = await own.call('POST', `/payments/h2h/${id}`, {
+      apiKey: m.apiKey,
+      body: { ...h2hCard(CARDS.visa), notifyUrl: `${hung.url}/hung` },
+    });
+    expect(paid.status, paid.text).toBe(200);
+    await expect.poll(() => hung.at('/hung').length, { timeout: 10_000 }).toBe(1);
+
+    // The send hangs for up to 20 s, and the loop's stop waits for it; the listener must not.
+    closing = own.close();
+    await expect.poll(() => knock(own.url), { timeout: 10_000 }).toBe('ECONNREFUSED');
+  } finally {
+    await hung.close(); // ends the hung send, so the stop completes
+    await (closing ?? own.close());
   }
 });
