@@ -181,3 +181,57 @@ it('answers a write whose flush failed with an error, and refuses every statemen
   vi.restoreAllMocks();
   await expect(sql`select 1`.execute(db)).rejects.toThrow(/restart the gateway/);
 });
+
+it('closes no WAL segment while WAL written to it is not yet on disk', async () => {
+  type Event = { kind: 'written' | 'flush started' | 'flushed' | 'closed'; path: string; at: number };
+  const events: Event[] = [];
+  const record = (kind: Event['kind'], fd: number) => {
+    const file = pathOfFd(fd);
+    if (isWal(file)) events.push({ kind, path: file, at: performance.now() });
+  };
+  // The switch's own flush takes a second in the background: the next write opens a new segment and
+  // closes the old one well before it ends.
+  const flushes = watchBackgroundFlushes(1_000);
+  const fdatasyncSync = fs.fdatasyncSync.bind(fs);
+  vi.spyOn(fs, 'fdatasyncSync').mockImplementation((fd: number) => {
+    record('flush started', fd);
+    fdatasyncSync(fd);
+    record('flushed', fd);
+  });
+  const writeSync = fs.writeSync.bind(fs) as (...args: unknown[]) => number;
+  vi.spyOn(fs, 'writeSync').mockImplementation((fd: number, ...rest: unknown[]) => {
+    record('written', fd);
+    return writeSync(fd, ...rest);
+  });
+  const closeSync = fs.closeSync.bind(fs);
+  vi.spyOn(fs, 'closeSync').mockImplementation((fd: number) => {
+    record('closed', fd);
+    closeSync(fd);
+  });
+
+  // Not awaited one by one: the insert runs, and closes the segment the switch ended, while the
+  // switch's answer waits for that segment's flush.
+  await sql`insert into probe (note) values ('before the switch')`.execute(db);
+  await Promise.all([
+    sql`select pg_switch_wal()`.execute(db),
+    sql`insert into probe (note) values ('in the next segment')`.execute(db),
+  ]);
+
+  for (const flush of flushes) {
+    if (!isWal(flush.path)) continue;
+    events.push({ kind: 'flush started', path: flush.path, at: flush.startedAt });
+    if (flush.doneAt !== undefined) events.push({ kind: 'flushed', path: flush.path, at: flush.doneAt });
+  }
+  events.sort((a, b) => a.at - b.at);
+  const closes = events.filter((event) => event.kind === 'closed');
+  expect(closes.length).toBeGreaterThan(0);
+  for (const close of closes) {
+    const before = events.filter((event) => event.path === close.path && event.at <= close.at);
+    const lastWrite = before.filter((event) => event.kind === 'written').at(-1);
+    if (!lastWrite) continue;
+    // Some flush of this segment began after its last write and ended before it was closed.
+    const started = before.filter((event) => event.kind === 'flush started' && event.at >= lastWrite.at);
+    const covered = started.some((start) => before.some((event) => event.kind === 'flushed' && event.at >= start.at));
+    expect(covered, `${close.path} closed with WAL not on disk`).toBe(true);
+  }
+});
