@@ -118,6 +118,7 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
     written = new Set();
     try {
       for (const path of paths) {
+        if (inFlight !== paths) break; // a flush on the spot (flushNow) has synced them all since
         // Gone means recycled or removed, which PostgreSQL does only to a segment it has closed, and
         // closing one flushes it first (below).
         const fd = await callback<number>((done) => fs.open(path, 'r', done)).catch((error: NodeJS.ErrnoException) => {
