@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 
 /**
@@ -17,5 +18,17 @@ export function useStarted<T extends { close(): Promise<void> }>(start: () => Pr
       const value = started[property as keyof T];
       return typeof value === 'function' ? value.bind(started) : value;
     },
+  });
+}
+
+/** What a new connection to a gateway gets: its /healthz status, or the connection's error code. */
+export function knock(url: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    http
+      .get(`${url}/healthz`, { agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      })
+      .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
   });
 }

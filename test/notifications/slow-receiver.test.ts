@@ -1,12 +1,12 @@
-import http from 'node:http';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SENDS_IN_FLIGHT } from '../../src/modules/notifications/deliver-due.js';
 import { CONNECTIONS_PER_ENDPOINT } from '../../src/modules/notifications/sender.js';
-import { startTestGateway, useGateway, type TestMerchant } from '../helpers/gateway.js';
+import { startTestGateway, useGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
 import { pendingDelivery } from './deliveries.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { knock } from '../helpers/lifecycle.js';
 
 // The background loop, as a running gateway has it: a receiver that never answers within the time-out
 // (20 s here) must not hold anything else up while its sends wait.
@@ -26,9 +26,9 @@ afterEach(async () => {
   await prompt.close();
 });
 
-async function payWithNotifyUrl(m: TestMerchant, url: string): Promise<void> {
-  const id = await createRequest(gw, m);
-  const res = await gw.call('POST', `/payments/h2h/${id}`, {
+async function payWithNotifyUrl(m: TestMerchant, url: string, on: TestGateway = gw): Promise<void> {
+  const id = await createRequest(on, m);
+  const res = await on.call('POST', `/payments/h2h/${id}`, {
     apiKey: m.apiKey,
     body: { ...h2hCard(CARDS.visa), notifyUrl: url },
   });
@@ -119,12 +119,7 @@ it('a stopping gateway sends nothing on its closing HTTP client: its loop stops 
   try {
     own.gateway.app.ctx.jobs.start();
     const m = await own.merchant();
-    const id = await createRequest(own, m);
-    const paid = await own.call('POST', `/payments/h2h/${id}`, {
-      apiKey: m.apiKey,
-      body: { ...h2hCard(CARDS.visa), notifyUrl: `${held.url}/held` },
-    });
-    expect(paid.status, paid.text).toBe(200);
+    await payWithNotifyUrl(m, `${held.url}/held`, own);
     await expect.poll(() => held.at('/held').length, { timeout: 10_000 }).toBe(1);
 
     // A delivery that comes due only while the gateway stops, and the held send keeps the HTTP client
@@ -148,18 +143,6 @@ it('a stopping gateway sends nothing on its closing HTTP client: its loop stops 
   }
 });
 
-/** What a new connection to the gateway gets: its status, or the connection's error code. */
-function knock(url: string): Promise<number | string> {
-  return new Promise((resolve) => {
-    http
-      .get(`${url}/healthz`, { agent: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      })
-      .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
-  });
-}
-
 it('a stopping gateway stops accepting at once, while its loop still waits for a send in flight', async () => {
   const own = await startTestGateway({ env: { WEBHOOK_TIMEOUT_MS: '20000' } });
   const hung = await startReceiver();
@@ -168,12 +151,7 @@ it('a stopping gateway stops accepting at once, while its loop still waits for a
   try {
     own.gateway.app.ctx.jobs.start();
     const m = await own.merchant();
-    const id = await createRequest(own, m);
-    const paid = await own.call('POST', `/payments/h2h/${id}`, {
-      apiKey: m.apiKey,
-      body: { ...h2hCard(CARDS.visa), notifyUrl: `${hung.url}/hung` },
-    });
-    expect(paid.status, paid.text).toBe(200);
+    await payWithNotifyUrl(m, `${hung.url}/hung`, own);
     await expect.poll(() => hung.at('/hung').length, { timeout: 10_000 }).toBe(1);
 
     // The send hangs for up to 20 s, and the loop's stop waits for it; the listener must not.
