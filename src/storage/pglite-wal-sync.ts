@@ -183,6 +183,8 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
   const close = ops.close.bind(ops);
   ops.close = (stream) => {
     const path = pathOf(stream);
+    // Also keeps a file PostgreSQL renames once closed (a new segment's temporary file) out of the
+    // next flush on the spot, which would not find it.
     if (written.has(path) || inFlight.has(path)) flushNow();
     close(stream);
   };
