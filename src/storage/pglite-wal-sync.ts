@@ -89,13 +89,18 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
   let next: Promise<void> | undefined;
   let failed: Error | undefined;
 
-  const fail = (error: unknown): never => {
-    failed ??= new Error(
+  const fail = (error: unknown): Error =>
+    (failed ??= new Error(
       `the embedded store could not write to disk (${(error as Error).message}); restart the gateway`,
-    );
-    throw failed;
-  };
+    ));
+  /**
+   * A flush on the spot runs inside PostgreSQL's own file calls, some of them in its critical sections
+   * (installing a new WAL segment), where an exception would leave it spinning at the next commit. So a
+   * failure is recorded, not thrown: every answer waits for `settled()`, which then rejects, and every
+   * statement after it is refused (pglite-dialect.ts).
+   */
   const onDisk = (work: () => void) => {
+    if (failed) return;
     try {
       work();
     } catch (error) {
@@ -141,7 +146,9 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
   const schedule = (): Promise<void> => {
     if (!running) {
       running = flushInBackground()
-        .catch(fail)
+        .catch((error: unknown) => {
+          throw fail(error);
+        })
         .finally(() => (running = undefined));
       return running;
     }

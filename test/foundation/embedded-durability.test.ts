@@ -235,3 +235,32 @@ it('closes no WAL segment while WAL written to it is not yet on disk', async () 
     expect(covered, `${close.path} closed with WAL not on disk`).toBe(true);
   }
 });
+
+it(
+  'answers with an error, never hangs, when the disk fails while PostgreSQL installs a new WAL segment',
+  opensAStore,
+  async () => {
+    const db = await openOnDisk(); // a store of its own: this one stops working
+    await sql`insert into probe (note) values ('before the switch')`.execute(db);
+    // The pg_wal directory is synced when a new segment is installed, inside PostgreSQL's WAL write.
+    const fsyncSync = fs.fsyncSync.bind(fs);
+    let injected = 0;
+    vi.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => {
+      if (pathOfFd(fd).endsWith('/pg_wal')) {
+        injected++;
+        throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+      }
+      fsyncSync(fd);
+    });
+    const answers = await Promise.allSettled([
+      sql`select pg_switch_wal()`.execute(db),
+      sql`insert into probe (note) values ('in the next segment')`.execute(db),
+    ]);
+    expect(injected).toBeGreaterThan(0);
+    expect(answers.map((answer) => answer.status)).toContain('rejected');
+    for (const answer of answers)
+      if (answer.status === 'rejected') expect(String(answer.reason)).toMatch(/could not write to disk/);
+    vi.restoreAllMocks();
+    await expect(sql`select 1`.execute(db)).rejects.toThrow(/restart the gateway/);
+  },
+);
