@@ -180,6 +180,9 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
       // Most such writes add new, empty pages at the end of a growing table, which no WAL describes
       // yet; a page written over is one PostgreSQL changed, and its WAL goes first.
       if ((written.size > 0 || inFlight.size > 0) && position < fs.fstatSync(stream.nfd!).size) flushNow();
+      // Once a flush failed, nothing more reaches the store's other files (pages, pg_control): the WAL
+      // they would rest on may not be on disk. The store refuses every statement by then.
+      if (failed) return length;
       return write(stream, buffer, offset, length, position);
     }
     const bytes = write(stream, buffer, offset, length, position);

@@ -262,5 +262,16 @@ it(
       if (answer.status === 'rejected') expect(String(answer.reason)).toMatch(/could not write to disk/);
     vi.restoreAllMocks();
     await expect(sql`select 1`.execute(db)).rejects.toThrow(/restart the gateway/);
+
+    // Nor does anything more reach its other files, even as it closes (its shutdown checkpoint writes
+    // pages and pg_control): the WAL they would rest on may not be on disk.
+    const pagesWritten: string[] = [];
+    const writeSync = fs.writeSync.bind(fs) as (...args: unknown[]) => number;
+    vi.spyOn(fs, 'writeSync').mockImplementation((fd: number, ...rest: unknown[]) => {
+      if (!isWal(pathOfFd(fd))) pagesWritten.push(pathOfFd(fd));
+      return writeSync(fd, ...rest);
+    });
+    await stores[stores.length - 1].storage.close().catch(() => {});
+    expect(pagesWritten).toEqual([]);
   },
 );
