@@ -41,6 +41,21 @@ async function openOnDisk() {
   return storage.db;
 }
 
+/** Tells `seen` of every write through Node's file calls (the file, and where in it), then makes it. */
+function watchWrites(seen: (file: string, position: number, fd: number) => void) {
+  const writeSync = fs.writeSync.bind(fs) as (...args: unknown[]) => number;
+  vi.spyOn(fs, 'writeSync').mockImplementation(((
+    fd: number,
+    buffer: unknown,
+    offset: unknown,
+    length: unknown,
+    position: number,
+  ) => {
+    seen(pathOfFd(fd), position, fd);
+    return writeSync(fd, buffer, offset, length, position);
+  }) as typeof fs.writeSync);
+}
+
 /** Records the background flushes, each finishing `delayMs` late (a slow disk), or failing with `error`. */
 function watchBackgroundFlushes(delayMs: number, error?: NodeJS.ErrnoException) {
   const flushes: Flush[] = [];
@@ -134,20 +149,11 @@ it('writes no table page to its file while WAL written before it is not yet on d
     fdatasyncSync(fd);
     if (isWal(pathOfFd(fd))) record('wal flushed');
   });
-  const writeSync = fs.writeSync.bind(fs) as (...args: unknown[]) => number;
-  vi.spyOn(fs, 'writeSync').mockImplementation(((
-    fd: number,
-    buffer: unknown,
-    offset: unknown,
-    length: unknown,
-    position: number,
-  ) => {
-    const file = pathOfFd(fd);
+  watchWrites((file, position, fd) => {
     if (isWal(file)) record('wal written');
     // A page written over; new empty pages added at the end of a table carry nothing WAL describes.
     if (file.includes('/base/') && position < fs.fstatSync(fd).size) record('page written');
-    return writeSync(fd, buffer, offset, length, position);
-  }) as typeof fs.writeSync);
+  });
 
   // More rows than the store's 16 MB of buffers hold: it writes pages out in the middle of the
   // statement, each after WAL it wrote; then the checkpoint, during the commit's slow flush.
@@ -198,11 +204,7 @@ it('closes no WAL segment while WAL written to it is not yet on disk', async () 
     fdatasyncSync(fd);
     record('flushed', fd);
   });
-  const writeSync = fs.writeSync.bind(fs) as (...args: unknown[]) => number;
-  vi.spyOn(fs, 'writeSync').mockImplementation((fd: number, ...rest: unknown[]) => {
-    record('written', fd);
-    return writeSync(fd, ...rest);
-  });
+  watchWrites((_file, _position, fd) => record('written', fd));
   const closeSync = fs.closeSync.bind(fs);
   vi.spyOn(fs, 'closeSync').mockImplementation((fd: number) => {
     record('closed', fd);
@@ -266,10 +268,8 @@ it(
     // Nor does anything more reach its other files, even as it closes (its shutdown checkpoint writes
     // pages and pg_control): the WAL they would rest on may not be on disk.
     const pagesWritten: string[] = [];
-    const writeSync = fs.writeSync.bind(fs) as (...args: unknown[]) => number;
-    vi.spyOn(fs, 'writeSync').mockImplementation((fd: number, ...rest: unknown[]) => {
-      if (!isWal(pathOfFd(fd))) pagesWritten.push(pathOfFd(fd));
-      return writeSync(fd, ...rest);
+    watchWrites((file) => {
+      if (!isWal(file)) pagesWritten.push(file);
     });
     await stores[stores.length - 1].storage.close().catch(() => {});
     expect(pagesWritten).toEqual([]);
