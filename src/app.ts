@@ -77,7 +77,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     genReqId: () => `req_${randomBase62(20)}`,
     rewriteUrl: (req) => rewriteVersionPrefix(req.url ?? '/'),
-    return503OnClosing: true,
+    // A stopping gateway answers requests on connections still open itself (http/load-shedding.ts).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // A URL the router cannot even decode (bad percent-encoding, an over-long path segment) still gets
     // our headers, error shape and log line: Fastify runs no hooks for these.

@@ -1,6 +1,7 @@
 import underPressure from '@fastify/under-pressure';
 import type { App } from '../context.js';
 import { AppError } from '../errors.js';
+import { syncHook } from './sync-hook.js';
 
 export interface LoadLimits {
   /** Event-loop delay (ms) above which new requests are refused. */
@@ -23,9 +24,25 @@ const RETRY_AFTER_SECONDS = 5;
  * Load shedding (@fastify/under-pressure): when the event loop lags or the heap runs high, new
  * requests answer 503 SERVICE_UNAVAILABLE with Retry-After at once, instead of every caller waiting
  * into a time-out. Probes are refused the same way, so the load balancer sees the pressure too.
+ * A stopping gateway refuses the same way what still arrives on connections left open (Fastify's own
+ * 503 would have neither our error shape nor Retry-After; it is off in app.ts).
  * Register first among the request hooks: a refused request must cost nothing.
  */
 export async function loadShedding(app: App, limits: LoadLimits = DEFAULT_LOAD_LIMITS): Promise<void> {
+  // preClose runs once app.close() began, before the listener closes; Fastify adds Connection: close.
+  let stopping = false;
+  app.addHook('preClose', async () => {
+    stopping = true;
+  });
+  app.addHook(
+    'onRequest',
+    syncHook(() => {
+      if (stopping)
+        throw new AppError('SERVICE_UNAVAILABLE', 'The gateway is shutting down; retry on a new connection', {
+          headers: { 'Retry-After': '1' },
+        });
+    }),
+  );
   // The start's own work (schemas, migrations) lags the loop before anyone can call; the samples
   // that saw it are not load. Shedding starts two samples after the gateway listens.
   let armed = false;

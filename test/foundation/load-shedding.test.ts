@@ -1,6 +1,8 @@
+import { once } from 'node:events';
+import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
 
 // The gateway runs in this test's process: blocking this event loop blocks the gateway's.
 let gw: TestGateway;
@@ -63,4 +65,55 @@ it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the event loop lags, 
     status = (await gw.call('GET', '/healthz')).status;
   }
   expect(status).toBe(200);
+});
+
+/** One request on `agent`; a body is written when it resolves, so a test can hold the request in flight. */
+function request(url: string, agent: http.Agent, path: string, options: { apiKey: string; body?: Promise<string> }) {
+  return new Promise<CallResult & { reusedSocket: boolean }>((resolve, reject) => {
+    const req = http.request(`${url}${path}`, { agent, method: options.body ? 'POST' : 'GET' }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        const headers = new Headers(res.headers as Record<string, string>);
+        resolve({ status: res.statusCode!, headers, body: JSON.parse(text), text, reusedSocket: req.reusedSocket });
+      });
+    });
+    req.on('error', reject).setHeader('x-api-key', options.apiKey);
+    if (!options.body) return void req.end();
+    req.setHeader('content-type', 'application/json');
+    req.flushHeaders();
+    void options.body.then((body) => req.end(body));
+  });
+}
+
+it('a stopping gateway finishes the request under way, then answers 503 SERVICE_UNAVAILABLE on that kept-alive connection', async () => {
+  const own = await startTestGateway();
+  const m = await own.merchant();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let closing: Promise<void> | undefined;
+  try {
+    let sendBody!: (body: string) => void;
+    const arrived = once(own.gateway.app.server, 'request');
+    const underWay = request(own.url, agent, '/payment-requests', {
+      apiKey: m.apiKey,
+      body: new Promise((resolve) => (sendBody = resolve)),
+    });
+    await arrived;
+    await new Promise((resolve) => setImmediate(resolve)); // its hooks are past the door; it waits for its body
+    closing = own.close();
+    sendBody(JSON.stringify({ amount: 10.5, currency: 'EUR', reference: 'under-way' }));
+    const first = await underWay;
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.paymentRequestId).toEqual(expect.any(Number));
+
+    const next = await request(own.url, agent, '/ping', { apiKey: m.apiKey });
+    expect(next.reusedSocket).toBe(true);
+    expectErrorGuide(next, 'SERVICE_UNAVAILABLE');
+    expect(next.headers.get('retry-after')).toBe('1');
+    expect(next.headers.get('connection')).toBe('close');
+    expect(next.headers.get('x-content-type-options')).toBe('nosniff');
+  } finally {
+    agent.destroy();
+    await (closing ?? own.close());
+  }
 });
