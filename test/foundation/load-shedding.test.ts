@@ -117,3 +117,20 @@ it('a stopping gateway finishes the request under way, then answers 503 SERVICE_
     await (closing ?? own.close());
   }
 });
+
+it('a stopping gateway closes an idle kept-alive connection at once rather than waiting for it', async () => {
+  const own = await startTestGateway();
+  const m = await own.merchant();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    expect((await request(own.url, agent, '/ping', { apiKey: m.apiKey })).status).toBe(200);
+    const [idle] = Object.values(agent.freeSockets).flat();
+    expect(idle).toBeDefined();
+    const closed = once(idle!, 'close');
+    await own.close();
+    await closed;
+    expect(idle!.destroyed).toBe(true);
+  } finally {
+    agent.destroy();
+  }
+});
