@@ -27,7 +27,7 @@ import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from '.
 
 /**
  * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile --workers 2
- *   --variants group-commit-off,default,group-commit-off,default]` (also: prepared-off, embedded-worker)
+ *   --variants group-commit-off,default,group-commit-off,default]` (also: prepared-off)
  * Approved h2h card payments per second through the real gateway on PostgreSQL and PGlite, next
  * to a one-INSERT baseline, and the scenarios beside them (the same payments notifying a receiver
  * that never answers); writes docs/performance.md (not with --profile, which slows the
@@ -141,7 +141,7 @@ function pgliteVersion(): string {
  * (`--variants`, in order). Alternated, so a change in the machine's load during the run shows instead
  * of passing for an effect.
  */
-const VARIANTS: Record<string, { name: string; env: Record<string, string>; store?: 'pglite' }> = {
+const VARIANTS: Record<string, { name: string; env: Record<string, string> }> = {
   'prepared-off': {
     name: 'Approved card payments, prepared statements off (`DATABASE_PREPARED_STATEMENTS=false`)',
     env: { DATABASE_PREPARED_STATEMENTS: 'false' },
@@ -149,11 +149,6 @@ const VARIANTS: Record<string, { name: string; env: Record<string, string>; stor
   'group-commit-off': {
     name: 'Approved card payments, group commit off (`DATABASE_GROUP_COMMIT=false`)',
     env: { DATABASE_GROUP_COMMIT: 'false' },
-  },
-  'embedded-worker': {
-    name: 'Approved card payments, the embedded store in its own thread (`EMBEDDED_STORE_WORKER=true`)',
-    env: { EMBEDDED_STORE_WORKER: 'true' },
-    store: 'pglite',
   },
   default: { name: 'Approved card payments, the default settings again', env: {} },
 };
@@ -373,7 +368,7 @@ async function runGatewayRound(
     // against the default's figure of this run.
     const variantScenarios: Scenario[] = [];
     let last = uncachedGateway;
-    for (const variant of VARIANT_RUNS.filter((v) => (v.store ?? store.kind) === store.kind)) {
+    for (const variant of VARIANT_RUNS) {
       await last.stop();
       children.splice(children.indexOf(last), 1);
       last = await startGateway(variant.env, undefined);

@@ -26,11 +26,6 @@ export interface Config {
    * (src/storage/group-commit.ts). Default: on.
    */
   groupCommit: boolean;
-  /**
-   * EMBEDDED_STORE_WORKER: the embedded store runs in a worker thread of its own
-   * (src/storage/pglite-thread.ts), beside the gateway's JavaScript. Default: off.
-   */
-  embeddedStoreWorker: boolean;
   publicUrl: string;
   /** PUBLIC_URL was given: browsers reach the gateway there (else at its own listening address). */
   publicUrlGiven: boolean;
@@ -233,8 +228,6 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseListenUrl && !databaseUrl) problems.push('DATABASE_LISTEN_URL is only used with DATABASE_URL');
   const prepared = flag('DATABASE_PREPARED_STATEMENTS');
   const groupCommit = flag('DATABASE_GROUP_COMMIT');
-  const embeddedStoreWorker = flag('EMBEDDED_STORE_WORKER');
-  if (embeddedStoreWorker && databaseUrl) problems.push('EMBEDDED_STORE_WORKER is only used without DATABASE_URL');
   const workersRaw = read('WORKERS');
   const workers = workersRaw === 'auto' ? availableParallelism() : integer('WORKERS', 1, 1, 256);
   // PGlite lives inside one process; workers share nothing but the store, so they need a server.
@@ -253,7 +246,6 @@ export function loadConfig(env: Env = process.env): Config {
     databaseListenUrl,
     preparedStatements: prepared ?? databaseListenUrl === undefined,
     groupCommit: groupCommit ?? true,
-    embeddedStoreWorker: embeddedStoreWorker ?? false,
     publicUrl,
     publicUrlGiven: read('PUBLIC_URL') !== undefined,
     checkoutUrl,

@@ -51,7 +51,6 @@ export async function prepareStore(config: Config, clock: Clock, seedDemo = conf
     preparedStatements: config.preparedStatements,
     groupCommit: config.groupCommit,
     dataDir: config.dataDir,
-    embeddedWorker: config.embeddedStoreWorker,
   }).catch((error: Error) => {
     // Name the setting to fix (never the URL itself: it may hold a password).
     throw new Error(

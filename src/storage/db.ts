@@ -7,8 +7,6 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { PGliteDialect } from './pglite-dialect.js';
-import { PGliteStatements, type StatementRunner } from './pglite-statements.js';
-import { PGliteThread, type WorkerStart } from './pglite-thread.js';
 import { syncStoreFiles, WAL_SYNC_START_PARAMS } from './pglite-wal-sync.js';
 import { enableGroupCommit } from './group-commit.js';
 import { sendMarkedAsPrepared } from './prepared.js';
@@ -52,8 +50,6 @@ export interface StorageOptions {
   preparedStatements?: boolean;
   /** Group concurrent begins and settles of payments into multi-row statements (src/storage/group-commit.ts). */
   groupCommit?: boolean;
-  /** The embedded store in a worker thread of its own (src/storage/pglite-thread.ts). */
-  embeddedWorker?: boolean;
 }
 
 export class StorageLockedError extends Error {}
@@ -105,14 +101,12 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   try {
     const pgdata = path.join(options.dataDir, 'pgdata');
     if (!inMemory) createEmbeddedStoreApart(pgdata);
-    const start = {
-      dataPath: inMemory ? undefined : pgdata,
+    const pglite = new PGlite(inMemory ? undefined : pgdata, {
       startParams: inMemory ? EMBEDDED_START_PARAMS : [...EMBEDDED_START_PARAMS, ...WAL_SYNC_START_PARAMS],
-      durableCommits: !inMemory,
-    };
-    const { runner, listen } = options.embeddedWorker ? await inWorker(start) : await inThisThread(start);
+    });
+    await pglite.waitReady;
     const db = new Kysely<Database>({
-      dialect: new PGliteDialect(async () => runner, { preparedStatements: options.preparedStatements }),
+      dialect: new PGliteDialect(pglite, { preparedStatements: options.preparedStatements, durableCommits: !inMemory }),
     });
     if (options.groupCommit) enableGroupCommit(db);
     return await finish(
@@ -122,31 +116,12 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
         await db.destroy();
         release();
       },
-      (channel, handlers) => listen(channel, (payload) => handlers.notice(payload)),
+      (channel, handlers) => pglite.listen(channel, (payload) => handlers.notice(payload)),
     );
   } catch (error) {
     release();
     throw error;
   }
-}
-
-interface EmbeddedStore {
-  runner: StatementRunner;
-  listen: (channel: string, notice: (payload: string) => void) => Promise<() => Promise<void>>;
-}
-
-async function inThisThread(start: WorkerStart): Promise<EmbeddedStore> {
-  const pglite = new PGlite(start.dataPath, { startParams: start.startParams });
-  await pglite.waitReady;
-  return {
-    runner: new PGliteStatements(pglite, { durableCommits: start.durableCommits }),
-    listen: (channel, notice) => pglite.listen(channel, notice),
-  };
-}
-
-async function inWorker(start: WorkerStart): Promise<EmbeddedStore> {
-  const thread = await PGliteThread.start(start);
-  return { runner: thread, listen: (channel, notice) => thread.listen(channel, notice) };
 }
 
 async function listenOnServer(

@@ -4,17 +4,11 @@ import { afterAll, expect, it } from 'vitest';
 import { claimDueDeliveries } from '../../src/modules/notifications/repository.js';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
 import { PGliteDialect } from '../../src/storage/pglite-dialect.js';
-import { PGliteStatements } from '../../src/storage/pglite-statements.js';
 
 // An upgrade loses nothing acknowledged: what a running gateway left waiting when it stopped (events not
 // yet handed to delivery, deliveries not yet sent) is still found after the new version's migrations ran.
 const pglite = new PGlite();
-const db = new Kysely<any>({
-  dialect: new PGliteDialect(async () => {
-    await pglite.waitReady;
-    return new PGliteStatements(pglite);
-  }),
-});
+const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
 const migrator = new Migrator({ db, provider: migrationProvider });
 afterAll(async () => db.destroy());
 

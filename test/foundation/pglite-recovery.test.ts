@@ -15,8 +15,8 @@ afterAll(() => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
 
-async function embedded(dataDir: string, embeddedWorker: boolean): Promise<Storage> {
-  const storage = await openStorage({ dataDir, embeddedWorker });
+async function embedded(dataDir = 'memory://'): Promise<Storage> {
+  const storage = await openStorage({ dataDir });
   opened.push(storage);
   return storage;
 }
@@ -37,15 +37,9 @@ const names = async (storage: Storage) =>
 const write = (db: Storage['db'], name: string) =>
   db.insertInto('system_secrets').values({ name, value: 'x' }).execute();
 
-// In the gateway's thread, and in a worker thread of its own (EMBEDDED_STORE_WORKER), which runs the same guard.
-describe.for([
-  ['in the gateway’s thread', false],
-  ['in its own thread', true],
-] as const)('the embedded store %s, after a failed statement', ([, inWorker]) => {
-  const embeddedStore = (dataDir = 'memory://') => embedded(dataDir, inWorker);
-
+describe('the embedded store after a failed statement', () => {
   it('rolls back a transaction whose statement failed in PostgreSQL, and the next write succeeds', async () => {
-    const storage = await embeddedStore();
+    const storage = await embedded();
     await expect(
       storage.db.transaction().execute(async (trx) => {
         await write(trx, 'probe-rolled-back');
@@ -58,7 +52,7 @@ describe.for([
   });
 
   it('rolls back a transaction whose statement overflowed the engine stack, instead of answering nothing', async () => {
-    const storage = await embeddedStore();
+    const storage = await embedded();
     await expect(
       storage.db.transaction().execute(async (trx) => {
         await write(trx, 'probe-rolled-back');
@@ -72,7 +66,7 @@ describe.for([
   });
 
   it('stays usable after many such failures, in and out of transactions, objects and arrays', async () => {
-    const storage = await embeddedStore();
+    const storage = await embedded();
     for (let round = 0; round < 12; round++) {
       const deep = round % 2 === 0 ? tooDeep(8_000 + round * 1_000) : '['.repeat(50_000) + ']'.repeat(50_000);
       const statement = sql`insert into system_secrets (name, value) values (${`probe-lost-${round}`}, ${deep}::jsonb::text)`;
@@ -96,13 +90,13 @@ describe.for([
     async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-recovery-'));
       scratch.push(dir);
-      const first = await embeddedStore(dir);
+      const first = await embedded(dir);
       await write(first.db, 'probe-before');
       await expect(sql`select ${tooDeep()}::jsonb`.execute(first.db)).rejects.toThrow(/could not run the statement/);
       await write(first.db, 'probe-after');
       await first.close();
       opened.splice(opened.indexOf(first), 1);
-      const second = await embeddedStore(dir);
+      const second = await embedded(dir);
       expect(await names(second)).toEqual(['probe-after', 'probe-before']);
     },
   );

@@ -62,7 +62,7 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(new Date('2026-03-01T12:00:00Z'));
   const databaseUrl = await freshDatabaseUrl();
-  const env: Record<string, string> = {
+  const config = loadConfig({
     NODE_ENV: 'development',
     PORT: '0',
     DATA_DIR: 'memory://',
@@ -71,10 +71,7 @@ export async function startTestGateway(
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
     ...listenEnvFor(options.env?.DATABASE_URL ?? databaseUrl),
-  };
-  // scripts/test.sh runs the embedded store's pass once more with the store in its worker thread.
-  if (process.env.TEST_EMBEDDED_STORE_WORKER === 'true' && !env.DATABASE_URL) env.EMBEDDED_STORE_WORKER ??= 'true';
-  const config = loadConfig(env);
+  });
   let logText = '';
   const logDestination = new Writable({
     write(chunk, _encoding, callback) {
