@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import http from 'node:http';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
 import { startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
 
@@ -112,6 +112,19 @@ it('a stopping gateway finishes the request under way, then answers 503 SERVICE_
     expect(next.headers.get('retry-after')).toBe('1');
     expect(next.headers.get('connection')).toBe('close');
     expect(next.headers.get('x-content-type-options')).toBe('nosniff');
+    // Logged like any answer, under the request id it carries (written once the answer has gone out).
+    const requestId = next.headers.get('x-request-id');
+    expect(requestId).toEqual(expect.any(String));
+    await vi.waitFor(() =>
+      expect(
+        own
+          .logs()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .filter((line) => line.msg === 'request' && line.reqId === requestId),
+      ).toEqual([expect.objectContaining({ status: 503, url: '/ping' })]),
+    );
   } finally {
     agent.destroy();
     await (closing ?? own.close());
