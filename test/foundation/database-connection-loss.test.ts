@@ -55,7 +55,8 @@ it('a connection lost in the middle of a query fails that request and nothing el
       let blocked = false;
       while (!blocked && Date.now() < deadline) {
         const { rows } = await observer.query(
-          `select count(*)::int as n from pg_locks where relation = 'customers'::regclass and not granted`,
+          `select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+            where d.datname = current_database() and l.relation = 'customers'::regclass and not l.granted`,
         );
         blocked = rows[0].n > 0;
         if (!blocked) await new Promise((resolve) => setTimeout(resolve, 50));
