@@ -50,8 +50,10 @@ export type ErrorName = keyof typeof ERRORS;
 
 export interface AppErrorOptions {
   details?: Record<string, unknown>;
-  /** Extra response headers (Retry-After, Allow, …). */
+  /** Extra response headers (Allow, Set-Cookie, …). */
   headers?: Record<string, string>;
+  /** When to come back: sent as Retry-After (a 429, a 409 about a request under way, a 503). */
+  retryAfterSeconds?: number;
   /** Extension members of the problem record (paymentId of a decline). */
   extensions?: Record<string, unknown>;
   /**
@@ -75,7 +77,10 @@ export class AppError extends Error {
     super(message);
     this.name = 'AppError';
     this.details = options.details;
-    this.headers = options.headers;
+    this.headers =
+      options.retryAfterSeconds === undefined
+        ? options.headers
+        : { ...options.headers, 'Retry-After': String(options.retryAfterSeconds) };
     this.extensions = options.extensions;
     this.transient = options.transient ?? false;
   }

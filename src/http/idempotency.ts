@@ -117,7 +117,7 @@ async function claimOrReplay(
       'A request with this idempotency key is still being processed; retry shortly',
       {
         details: { idempotencyKey: key },
-        headers: { 'Retry-After': '1' },
+        retryAfterSeconds: 1,
       },
     );
   }

@@ -20,10 +20,6 @@ export const DEFAULT_LOAD_LIMITS: LoadLimits = {
 };
 const RETRY_AFTER_SECONDS = 5;
 
-/** Both refusals below: 503 SERVICE_UNAVAILABLE, and when to come back. */
-const unavailable = (message: string, retryAfterSeconds: number) =>
-  new AppError('SERVICE_UNAVAILABLE', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
-
 /**
  * Load shedding (@fastify/under-pressure): when the event loop lags or the heap runs high, new
  * requests answer 503 SERVICE_UNAVAILABLE with Retry-After at once, instead of every caller waiting
@@ -41,7 +37,10 @@ export async function loadShedding(app: App, limits: LoadLimits = DEFAULT_LOAD_L
   app.addHook(
     'onRequest',
     syncHook(() => {
-      if (stopping) throw unavailable('The gateway is shutting down; retry on a new connection', 1);
+      if (stopping)
+        throw new AppError('SERVICE_UNAVAILABLE', 'The gateway is shutting down; retry on a new connection', {
+          retryAfterSeconds: 1,
+        });
     }),
   );
   // The start's own work (schemas, migrations) lags the loop before anyone can call; the samples
@@ -57,9 +56,10 @@ export async function loadShedding(app: App, limits: LoadLimits = DEFAULT_LOAD_L
     pressureHandler: async (request, _reply, type, value) => {
       if (!armed) return;
       request.log.warn({ pressure: type, value }, 'load shedding: request refused');
-      throw unavailable(
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
         `The gateway is overloaded (${type}); retry after ${RETRY_AFTER_SECONDS} seconds`,
-        RETRY_AFTER_SECONDS,
+        { retryAfterSeconds: RETRY_AFTER_SECONDS },
       );
     },
   });

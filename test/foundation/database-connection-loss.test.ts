@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { beforeAll, expect, it } from 'vitest';
 import { freshPostgresDatabaseUrl } from '../helpers/database.js';
@@ -8,12 +9,10 @@ import { useGateway, type CallResult } from '../helpers/gateway.js';
 // that request with an error and go on serving: the lost connection must not end the process. Needs
 // a real PostgreSQL server on both passes: scripts/test.sh exports TEST_POSTGRES_SERVER.
 let databaseUrl: string;
-let database: string;
 
 // Registered before the gateway's own start hook, so the database exists when it starts.
 beforeAll(async () => {
   databaseUrl = await freshPostgresDatabaseUrl();
-  database = new URL(databaseUrl).pathname.slice(1);
 });
 const gw = useGateway(() => ({ env: { DATABASE_URL: databaseUrl } }));
 
@@ -33,9 +32,10 @@ it('a connection lost in the middle of a query fails that request and nothing el
   const holder = new pg.Client({ connectionString: databaseUrl });
   const observer = new pg.Client({ connectionString: databaseUrl });
   await Promise.all([holder.connect(), observer.connect()]);
-  const others = `from pg_stat_activity where datname = $1 and pid not in (pg_backend_pid(), $2)`;
+  // Every other session of this database: the gateway's. The observer is connected to it too.
+  const others = `from pg_stat_activity where datname = current_database() and pid not in (pg_backend_pid(), $1)`;
   const { rows: holderRows } = await holder.query('select pg_backend_pid() as pid');
-  const keep = [database, holderRows[0].pid];
+  const keep = [holderRows[0].pid];
   const sessions = async () =>
     (
       await observer.query(
@@ -59,7 +59,7 @@ it('a connection lost in the middle of a query fails that request and nothing el
             where d.datname = current_database() and l.relation = 'customers'::regclass and not l.granted`,
         );
         blocked = rows[0].n > 0;
-        if (!blocked) await new Promise((resolve) => setTimeout(resolve, 50));
+        if (!blocked) await sleep(50);
       }
       if (!blocked) expect.fail(`the gateway’s insert never waited on the lock; sessions: ${await sessions()}`);
       await observer.query(`select pg_terminate_backend(pid) ${others}`, keep);
@@ -67,7 +67,7 @@ it('a connection lost in the middle of a query fails that request and nothing el
       await holder.query('rollback');
     }
 
-    const cut = await Promise.race([waiting, new Promise<undefined>((resolve) => setTimeout(resolve, WAIT_MS))]);
+    const cut = await Promise.race([waiting, sleep(WAIT_MS, undefined, { ref: false })]);
     if (!cut) {
       const pool = JSON.stringify(gw.gateway.app.ctx.storage.poolStats?.());
       expect.fail(`the cut request was not answered; pool: ${pool}; sessions: ${await sessions()}`);

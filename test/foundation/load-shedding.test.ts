@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
-import { startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
+import { requestLogLines, startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
 
 // The gateway runs in this test's process: blocking this event loop blocks the gateway's.
 let gw: TestGateway;
@@ -116,14 +116,7 @@ it('a stopping gateway finishes the request under way, then answers 503 SERVICE_
     const requestId = next.headers.get('x-request-id');
     expect(requestId).toEqual(expect.any(String));
     await vi.waitFor(() =>
-      expect(
-        own
-          .logs()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as Record<string, unknown>)
-          .filter((line) => line.msg === 'request' && line.reqId === requestId),
-      ).toEqual([expect.objectContaining({ status: 503, url: '/ping' })]),
+      expect(requestLogLines(own, requestId)).toEqual([expect.objectContaining({ status: 503, url: '/ping' })]),
     );
   } finally {
     agent.destroy();

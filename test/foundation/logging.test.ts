@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { useGateway } from '../helpers/gateway.js';
+import { requestLogLines, useGateway } from '../helpers/gateway.js';
 
 const gw = useGateway();
-
-const lines = () =>
-  gw
-    .logs()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-
-const requestLines = (requestId: string | null) => lines().filter((l) => l.msg === 'request' && l.reqId === requestId);
+const requestLines = (requestId: string | null) => requestLogLines(gw, requestId);
 
 describe('request logs', () => {
   it('write one line per request with reqId, merchantId, route, status and durationMs', async () => {

@@ -148,3 +148,12 @@ export function useGateway(
 ): TestGateway {
   return useStarted(() => startTestGateway(typeof options === 'function' ? options() : options));
 }
+
+/** The access-log lines of one request (the gateway's "request" line, written once the answer has gone out). */
+export const requestLogLines = (gw: Pick<TestGateway, 'logs'>, requestId: string | null): Array<Record<string, any>> =>
+  gw
+    .logs()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, any>)
+    .filter((line) => line.msg === 'request' && line.reqId === requestId);

@@ -60,6 +60,6 @@ function locked(until: Date, now: Date): AppError {
   const retryAfter = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
   return new AppError('ACCOUNT_LOCKED', 'Too many failed sign-in attempts; try again later', {
     details: { retryAfter },
-    headers: { 'Retry-After': String(retryAfter) },
+    retryAfterSeconds: retryAfter,
   });
 }
