@@ -1,12 +1,13 @@
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { JobRunner } from '../../src/jobs/queue.js';
+import { DRAIN_AT_ONCE, DRAIN_PAUSE_MS, JobRunner } from '../../src/jobs/queue.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { openStorage, type Storage } from '../../src/storage/db.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 
 // The background loop runs each sweep as often as it says (each run is a statement, on an idle gateway
-// too); a call to runDue, what tests and operators use after moving the clock, runs every sweep at once.
+// too), pauses briefly between passes that find a little work and drains a backlog without pausing; a
+// call to runDue, what tests and operators use after moving the clock, runs every sweep at once.
 let storage: Storage;
 beforeAll(async () => {
   storage = await openStorage({ databaseUrl: await freshDatabaseUrl(), dataDir: 'memory://' });
@@ -37,6 +38,33 @@ it('runs a sweep on every beat, or once per its interval, and drains one that fo
   }
   expect(runs.rare).toBe(1);
   expect(runs.busy).toBe(4);
+});
+
+/** The loop with one sweep that finds `found(run)` rows on its run number `run`; the times of its runs. */
+async function loopUntil(found: (run: number) => number, runs: number): Promise<number[]> {
+  const at: number[] = [];
+  const runner = new JobRunner(storage.db, new ManualClock(new Date()), pino({ level: 'silent' }));
+  runner.use({}, [{ everyMs: 0, run: async () => found(at.push(performance.now())) }]);
+  runner.start();
+  try {
+    await expect.poll(() => at.length, { timeout: 20_000, interval: 50 }).toBeGreaterThanOrEqual(runs);
+  } finally {
+    await runner.stop();
+  }
+  return at.slice(1, runs).map((time, i) => time - at[i]);
+}
+
+it('after a pass that found a little work, waits a moment before the next: a stream is carried in batches', async () => {
+  // Before, a stream of events (one or two per pass) kept the loop passing back to back, each pass
+  // some seven statements.
+  const gaps = await loopUntil(() => 1, 8);
+  for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(DRAIN_PAUSE_MS - 10);
+});
+
+it('drains a backlog pass after pass without that pause', async () => {
+  const gaps = await loopUntil((run) => (run <= 30 ? DRAIN_AT_ONCE : 0), 30);
+  // Unpaused, a pass follows the last as soon as it ends; a slow moment may stretch a few gaps.
+  expect(gaps.filter((gap) => gap < DRAIN_PAUSE_MS - 10).length, JSON.stringify(gaps)).toBeGreaterThanOrEqual(20);
 });
 
 it('runs every sweep on each runDue, whatever their intervals', async () => {
