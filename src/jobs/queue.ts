@@ -72,7 +72,7 @@ export interface Sweep {
 }
 
 /** The loop's own beat: the job claim runs every tick, a sweep on the first tick once it is due. */
-const TICK_MS = 500;
+export const TICK_MS = 500;
 /** Jobs claimed per pass. */
 const JOB_BATCH = 100;
 /**

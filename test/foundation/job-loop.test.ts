@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DRAIN_AT_ONCE, DRAIN_PAUSE_MS, JobRunner } from '../../src/jobs/queue.js';
+import { DRAIN_AT_ONCE, DRAIN_PAUSE_MS, JobRunner, TICK_MS } from '../../src/jobs/queue.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { openStorage, type Storage } from '../../src/storage/db.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
@@ -14,10 +14,12 @@ beforeAll(async () => {
 });
 afterAll(async () => storage.close());
 
+const newRunner = () => new JobRunner(storage.db, new ManualClock(new Date()), pino({ level: 'silent' }));
+
 function runnerWithSweeps() {
   const runs = { everyBeat: 0, rare: 0, busy: 0 };
   let backlog = 3;
-  const runner = new JobRunner(storage.db, new ManualClock(new Date()), pino({ level: 'silent' }));
+  const runner = newRunner();
   runner.use({}, [
     { everyMs: 0, run: async () => (runs.everyBeat++, 0) },
     { everyMs: 60_000, run: async () => (runs.rare++, 0) },
@@ -43,7 +45,7 @@ it('runs a sweep on every beat, or once per its interval, and drains one that fo
 /** The loop with one sweep that finds `found(run)` rows on its run number `run`; the times of its runs. */
 async function loopUntil(found: (run: number) => number, runs: number): Promise<number[]> {
   const at: number[] = [];
-  const runner = new JobRunner(storage.db, new ManualClock(new Date()), pino({ level: 'silent' }));
+  const runner = newRunner();
   runner.use({}, [{ everyMs: 0, run: async () => found(at.push(performance.now())) }]);
   runner.start();
   try {
@@ -67,6 +69,14 @@ it('drains a backlog pass after pass without that pause', async () => {
   expect(gaps.filter((gap) => gap < DRAIN_PAUSE_MS - 10).length, JSON.stringify(gaps)).toBeGreaterThanOrEqual(20);
 });
 
+it('waits a whole beat after a failed pass, even one that followed a backlog', async () => {
+  const gaps = await loopUntil((run) => {
+    if (run === 2) throw new Error('the store is away');
+    return run === 1 ? DRAIN_AT_ONCE : 0;
+  }, 3);
+  expect(gaps[1]).toBeGreaterThanOrEqual(TICK_MS - 10);
+});
+
 it('runs every sweep on each runDue, whatever their intervals', async () => {
   const { runner, runs } = runnerWithSweeps();
   await runner.runDue();
@@ -81,7 +91,7 @@ it('passes no more after stop(), even when the pass under way found work', async
   const inPass = new Promise<void>((resolve) => (entered = resolve));
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const runner = new JobRunner(storage.db, new ManualClock(new Date()), pino({ level: 'silent' }));
+  const runner = newRunner();
   runner.use({}, [{ everyMs: 0, run: async () => (runs++, entered(), await released, 1) }]);
   runner.start();
   await inPass;
