@@ -27,8 +27,9 @@ import { isProbe } from './versioning.js';
  * Headers follow draft-ietf-httpapi-ratelimit-headers-10/11 (structured fields):
  *   RateLimit-Policy: "default";q=6000;w=60     quota q per window w seconds
  *   RateLimit: "default";r=5999;t=42             r left, t seconds until the window resets
- * plus Retry-After on a 429. The plugin speaks an older draft (RateLimit-Limit/-Remaining/-Reset);
- * an onSend hook rewrites those into the structured pair, which is the one rule kept as our code.
+ * plus Retry-After on a 429 (AppError's retryAfterSeconds, as on every answer that says when to retry).
+ * The plugin speaks an older draft (RateLimit-Limit/-Remaining/-Reset); an onSend hook rewrites those
+ * into the structured pair, which is the one rule kept as our code.
  */
 const POLICY_NAME = 'default';
 const LOGIN_ROUTE = 'POST /auth/login';
@@ -87,14 +88,13 @@ export async function rateLimits(
     keyGenerator: partitionOf,
     skipOnError: true,
     enableDraftSpec: true,
+    addHeaders: { 'retry-after': false },
     errorResponseBuilder: (_request, context) => {
       const retryAfter = Math.ceil(context.ttl / 1000);
       return new AppError(
         'RATE_LIMIT_EXCEEDED',
         `Rate limit of ${max} requests per ${windowSeconds} seconds exceeded; retry after ${retryAfter} seconds`,
-        {
-          details: { limit: max, window: windowSeconds, retryAfter },
-        },
+        { details: { limit: max, window: windowSeconds, retryAfter }, retryAfterSeconds: retryAfter },
       );
     },
   });
