@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startBlackHole } from './black-hole.js';
+import { startReceiver } from './receiver.js';
 import { startCpuMeter, withChildren } from './cpu.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import {
@@ -30,7 +31,7 @@ import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from '.
  *   --variants group-commit-off,default,group-commit-off,default]` (also: prepared-off)
  * Approved h2h card payments per second through the real gateway on PostgreSQL and PGlite, next
  * to a one-INSERT baseline, and the scenarios beside them (the same payments notifying a receiver
- * that never answers); writes docs/performance.md (not with --profile, which slows the
+ * that never answers, and one that answers at once: how soon each payment's notification arrives); writes docs/performance.md (not with --profile, which slows the
  * gateway down: it prints a CPU profile summary of the gateway instead).
  * `--soak [--soak-minutes 10]`: after the peak payment rate, payments at half that rate for that long,
  * with the gateway's RSS over time and the latency per minute (bench/soak.ts); printed, not written
@@ -229,6 +230,7 @@ async function runGatewayRound(
 
   const children: Child[] = [];
   const blackHole = await startBlackHole();
+  const receiver = await startReceiver();
   try {
     const sandbox = startChild('sandbox', [path.join(DIST, 'sandbox/main.js')], {
       ...baseEnv(),
@@ -322,6 +324,12 @@ async function runGatewayRound(
     log(`  ${store.kind}: ${DURATION} s of the same payments notifying a black-hole receiver`);
     const notifying = await pay(DURATION, supply, h2hCardBody({ notifyUrl: blackHole.url }));
     const held = blackHole.connections();
+    // The same payments notifying a receiver that answers at once: how soon a merchant hears of a payment
+    // under load, and whether the deliveries keep up with the payments.
+    log(`  ${store.kind}: ${DURATION} s of the same payments notifying a receiver that answers at once`);
+    const heard = await pay(DURATION, supply, h2hCardBody({ notifyUrl: receiver.url }));
+    const heardNote = await notificationsOf(heard, receiver);
+    log(`    ${heardNote}`);
 
     // Authenticated GET /ping, with the key cache (this gateway), then without it (restarted with
     // API_KEY_CACHE=false: every call reads its key from the database, as before the cache).
@@ -424,6 +432,12 @@ async function runGatewayRound(
           note: `the receiver accepted ${held} delivery connection${held === 1 ? '' : 's'} and answered none`,
         },
         {
+          name: 'The same, each with a notifyUrl on a receiver that answers at once',
+          result: heard,
+          payments: true,
+          note: heardNote,
+        },
+        {
           name: 'Authenticated `GET /ping`, key cache on (the default)',
           result: pingCached,
           payments: false,
@@ -443,7 +457,35 @@ async function runGatewayRound(
   } finally {
     for (const child of children) await child.stop();
     await blackHole.close();
+    await receiver.close();
   }
+}
+
+/** Seconds a notification scenario waits after its load for the last notifications. */
+const NOTIFY_GRACE_SECONDS = 30;
+
+/**
+ * After a load whose payments notified `receiver`: their notifications' delay from settle to arrival,
+ * how many arrived while the load ran, and how long after it the last one came (waiting at most
+ * NOTIFY_GRACE_SECONDS). Each payment answered was notified once, so `run.ok` are due.
+ */
+async function notificationsOf(run: LoadResult, receiver: Awaited<ReturnType<typeof startReceiver>>): Promise<string> {
+  const ended = Date.now();
+  const started = ended - run.seconds * 1000;
+  const during = receiver.lags(started, ended);
+  const due = run.ok;
+  let arrived = receiver.lags(started).count;
+  while (arrived < due && Date.now() - ended < NOTIFY_GRACE_SECONDS * 1000) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    arrived = receiver.lags(started).count;
+  }
+  const all = receiver.lags(started);
+  const after = ((Date.now() - ended) / 1000).toFixed(1);
+  return (
+    `notifications ${Math.round(during.count / run.seconds)}/s during the load (${during.count} of ${due}); ` +
+    `settle to arrival p50 ${all.p50} ms, p99 ${all.p99} ms, max ${all.max} ms; ` +
+    (arrived >= due ? `the last ${after} s after the load` : `${due - arrived} still missing ${after} s after the load`)
+  );
 }
 
 interface BaselineRound {
