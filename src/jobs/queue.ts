@@ -65,10 +65,12 @@ export interface Sweep {
   run: () => Promise<number>;
   everyMs: number;
   /**
-   * Work `run` started and left running beside the loop (the delivery sweep's sends), so that one slow
-   * piece of it does not hold the loop's pass; resolves once none is left. `runDue` and `stop` wait for it.
+   * Work `run` started and left running beside the loop (the delivery sweep's sends, and the claims it
+   * makes itself as they end), so that one slow piece of it does not hold the loop's pass; resolves once
+   * none is left. `runDue` waits for it; `stop` too, `stopping`: from then until the next `run` the sweep
+   * starts nothing of its own.
    */
-  settled?: () => Promise<void>;
+  settled?: (stopping: boolean) => Promise<void>;
 }
 
 /** The loop's own beat: the job claim runs every tick, a sweep on the first tick once it is due. */
@@ -111,12 +113,12 @@ export class JobRunner {
    */
   async runDue(limit = JOB_BATCH): Promise<number> {
     const done = await this.once(limit, () => true);
-    await this.settled();
+    await this.settled(false);
     return done;
   }
 
-  private async settled(): Promise<void> {
-    for (const { sweep } of this.sweeps) await sweep.settled?.();
+  private async settled(stopping: boolean): Promise<void> {
+    for (const { sweep } of this.sweeps) await sweep.settled?.(stopping);
   }
 
   /**
@@ -230,6 +232,6 @@ export class JobRunner {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
-    await this.settled();
+    await this.settled(true);
   }
 }

@@ -25,14 +25,21 @@ export async function startReceiver() {
   const received: Received[] = [];
   const answers: Answer[] = [];
   let fallback: Answer = { status: 200 };
+  // Requests received and not answered yet, and the most there were at once.
+  let open = 0;
+  let mostAtOnce = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      mostAtOnce = Math.max(mostAtOnce, ++open);
       const answer = answers.shift() ?? fallback;
       if (answer.hang) return;
-      setTimeout(() => res.writeHead(answer.status, answer.headers).end('ok'), answer.delayMs ?? 0);
+      setTimeout(() => {
+        open--;
+        res.writeHead(answer.status, answer.headers).end('ok');
+      }, answer.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -42,6 +49,8 @@ export async function startReceiver() {
     received,
     answers,
     setFallback: (answer: Answer) => (fallback = answer),
+    /** The most requests it held unanswered at once. */
+    mostAtOnce: () => mostAtOnce,
     /** The requests to one path, in arrival order. */
     at: (path: string) => received.filter((r) => r.path === path),
     close: () =>

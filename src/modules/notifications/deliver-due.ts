@@ -5,9 +5,8 @@ import { toEnvelope, storedError, eventIdOf } from './present.js';
 import {
   claimDueDeliveries,
   disableEndpoint,
-  findOutboxEvent,
-  insertAttempt,
-  settleDelivery,
+  recordAttempt,
+  type AttemptRecord,
   type MerchantScope,
 } from './repository.js';
 import { queueNotice } from './queue-notice.js';
@@ -31,34 +30,86 @@ export const SENDS_IN_FLIGHT = 50;
  * the instance's whole loop (every other merchant's deliveries, the outbox relay, reconciliation) for up
  * to WEBHOOK_TIMEOUT_MS on each attempt. And no endpoint has more sends in flight than the sender has
  * connections to it: more would only queue in the client, taking places other receivers could use.
+ *
+ * When the last claim filled an endpoint's free places (or all of the instance's), due deliveries may
+ * be waiting for the place a send to it frees as it ends: the sweep claims again at once instead of at
+ * the loop's next pass, so a receiver that answers takes its notifications as fast as it answers them,
+ * four at a time, not four per pass of the loop (docs/decisions.md, "Job runner"). One claim at a
+ * time: sends that end during a claim are served by one more claim after it.
  */
 export function deliverySweep(ctx: DeliveryContext): Sweep {
   const lockSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 30;
   /** Each send in flight, with its delivery's endpoint. */
   const inFlight = new Map<Promise<void>, string>();
+  let claiming: Promise<number> | undefined;
+  /** A claim was asked for while one was under way: one more follows it. */
+  let again = false;
+  /** Endpoints whose free places the last claim that read them filled: more may be due there. */
+  const backlogged = new Set<string>();
+  /** The last claim took every free place of the instance: more may be due anywhere. */
+  let allTaken = false;
+  /** Off from the loop's stop until its next pass: the sweep claims nothing of its own meanwhile. */
+  let open = true;
 
   const start = (delivery: Claimed) => {
     // A failure here (the store, not the receiver) leaves the claim to expire and the delivery to be retried.
     const sending: Promise<void> = deliverOne(ctx, delivery)
       .catch((error: unknown) => ctx.logger.error({ err: error, deliveryId: delivery.id }, 'delivery failed'))
-      .finally(() => inFlight.delete(sending));
+      .finally(() => {
+        inFlight.delete(sending);
+        if (open && (allTaken || backlogged.has(delivery.endpoint))) claimMore();
+      });
     inFlight.set(sending, delivery.endpoint);
   };
 
+  const claim = async (): Promise<number> => {
+    const room = SENDS_IN_FLIGHT - inFlight.size;
+    if (room === 0) return 0;
+    const perEndpoint = new Map<string, number>();
+    for (const endpoint of inFlight.values()) perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + 1);
+    const places = { perEndpoint: CONNECTIONS_PER_ENDPOINT, inFlight: perEndpoint };
+    const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, places);
+    const got = new Map<string, number>();
+    for (const delivery of claimed) got.set(delivery.endpoint, (got.get(delivery.endpoint) ?? 0) + 1);
+    for (const endpoint of new Set([...backlogged, ...got.keys()])) {
+      const free = CONNECTIONS_PER_ENDPOINT - (perEndpoint.get(endpoint) ?? 0);
+      if (free === 0) continue; // a full endpoint is not read: what it has waiting is unknown
+      if ((got.get(endpoint) ?? 0) >= free) backlogged.add(endpoint);
+      else backlogged.delete(endpoint);
+    }
+    allTaken = claimed.length === room;
+    for (const delivery of claimed) start(delivery);
+    return claimed.length;
+  };
+
+  /** One claim at a time, the loop's and the sweep's own alike; a claim asked for during one follows it. */
+  const claimOnce = (): Promise<number> => {
+    if (claiming) {
+      again = true;
+      return claiming;
+    }
+    claiming = claim().finally(() => {
+      claiming = undefined;
+      const follow = again;
+      again = false;
+      if (follow && open) claimMore();
+    });
+    return claiming;
+  };
+
+  const claimMore = () =>
+    void claimOnce().catch((error: unknown) => ctx.logger.error({ err: error }, 'delivery claim failed'));
+
   return {
     everyMs: 0,
-    run: async () => {
-      const room = SENDS_IN_FLIGHT - inFlight.size;
-      if (room === 0) return 0;
-      const perEndpoint = new Map<string, number>();
-      for (const endpoint of inFlight.values()) perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + 1);
-      const places = { perEndpoint: CONNECTIONS_PER_ENDPOINT, inFlight: perEndpoint };
-      const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, places);
-      for (const delivery of claimed) start(delivery);
-      return claimed.length;
+    run: () => {
+      open = true;
+      return claimOnce();
     },
-    settled: async () => {
-      while (inFlight.size > 0) await Promise.all(inFlight.keys());
+    settled: async (stopping) => {
+      if (stopping) open = false;
+      // A claim that failed was reported to whoever asked for it.
+      while (inFlight.size > 0 || claiming) await Promise.all([...inFlight.keys(), claiming?.catch(() => 0)]);
     },
   };
 }
@@ -67,10 +118,17 @@ type Claimed = Awaited<ReturnType<typeof claimDueDeliveries>>[number];
 
 async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void> {
   const scope: MerchantScope = { merchantId: delivery.merchant_id, livemode: delivery.livemode };
-  const event = (await findOutboxEvent(ctx.db, delivery.event_id))!;
-  const settings = await loadSettingsRow(ctx, scope);
+  const event = {
+    id: delivery.event_id,
+    type: delivery.event_type,
+    payload: delivery.event_payload,
+    created_at: delivery.event_created_at,
+    livemode: delivery.livemode,
+  };
+  // The claim read the secrets; a merchant without a settings row yet gets one here, as everywhere.
+  const settings = delivery.webhook_secret === null ? await loadSettingsRow(ctx, scope) : delivery;
   const attemptAt = ctx.clock.now();
-  const secrets = [ctx.vault.unseal(settings.webhook_secret)];
+  const secrets = [ctx.vault.unseal(settings.webhook_secret!)];
   if (settings.previous_webhook_secret && settings.previous_valid_until && attemptAt < settings.previous_valid_until)
     secrets.push(ctx.vault.unseal(settings.previous_webhook_secret));
 
@@ -89,32 +147,33 @@ async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void
           error: { error: 'WEBHOOK_TARGET_FORBIDDEN', message: 'the target is not an allowed http(s) address' },
         };
 
-  await inTransaction(ctx, async (trx) => {
-    const now = trx.clock.now();
-    await insertAttempt(trx.db, {
-      deliveryId: delivery.id,
-      eventId: event.id,
-      at: attemptAt,
-      url: delivery.url,
-      statusCode: result.statusCode,
-      durationMs: result.durationMs,
-      error: storedError(result.error),
+  const now = ctx.clock.now();
+  const attempt: AttemptRecord = {
+    deliveryId: delivery.id,
+    eventId: event.id,
+    at: attemptAt,
+    url: delivery.url,
+    statusCode: result.statusCode,
+    durationMs: result.durationMs,
+    error: storedError(result.error),
+  };
+  const failing = (reason: string) =>
+    inTransaction(ctx, async (trx) => {
+      await disable(trx, scope, delivery.url, reason);
+      await recordAttempt(trx.db, attempt, { status: 'failed', at: now });
     });
-    if (result.error === null) return settleDelivery(trx.db, delivery.id, { status: 'succeeded', at: now });
-    if (result.statusCode === 410) {
-      await disable(trx, scope, delivery.url, 'the receiver answered 410 Gone');
-      return settleDelivery(trx.db, delivery.id, { status: 'failed', at: now });
-    }
+  if (result.error === null) await recordAttempt(ctx.db, attempt, { status: 'succeeded', at: now });
+  else if (result.statusCode === 410) await failing('the receiver answered 410 Gone');
+  else {
     const next = nextAttemptAt({
       firstQueuedAt: delivery.created_at,
       now,
       failedAttempts: delivery.attempts,
       retryAfterSeconds: parseRetryAfter(result.retryAfter, now),
     });
-    if (next) return settleDelivery(trx.db, delivery.id, { status: 'pending', nextAttemptAt: next });
-    await disable(trx, scope, delivery.url, 'no delivery succeeded for 3 days');
-    await settleDelivery(trx.db, delivery.id, { status: 'failed', at: now });
-  });
+    if (next) await recordAttempt(ctx.db, attempt, { status: 'pending', nextAttemptAt: next });
+    else await failing('no delivery succeeded for 3 days');
+  }
   if (result.error)
     ctx.logger.info(
       { eventId: eventIdOf(event.id), deliveryId: delivery.id, attempt: delivery.attempts, error: result.error.error },
