@@ -5,9 +5,12 @@ import {
   findUnanswered,
   lockPaymentForCallback,
 } from '../../src/modules/payments/repository.js';
+import { createMerchant } from '../../src/modules/merchants/index.js';
+import { claimDueDeliveries } from '../../src/modules/notifications/repository.js';
 import { runTransaction } from '../../src/storage/after-commit.js';
 import { openStorage, type Storage } from '../../src/storage/db.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
+import { pendingDelivery } from '../notifications/deliveries.js';
 
 // The background sweeps and the callback lookup run every few seconds on every instance, whatever
 // the table's size: each must find its rows through its index, never by reading all payments. The
@@ -24,7 +27,8 @@ afterAll(async () => storage?.close());
 async function planOf(run: (db: Storage['db']) => Promise<unknown>): Promise<string> {
   let statement: RootOperationNode | undefined;
   const capture: KyselyPlugin = {
-    transformQuery: ({ node }) => (statement ??= node),
+    // The statement's own node comes last (its sub-selects are transformed as they are built).
+    transformQuery: ({ node }) => (statement = node),
     transformResult: async ({ result }) => result,
   };
   return runTransaction(storage.db, async (trx) => {
@@ -60,4 +64,23 @@ it('finds the refunds the processor never answered through their own partial ind
   const now = new Date();
   const plan = await planOf((db) => claimUnfinishedRefunds(db, now, new Date(now.getTime() - 60_000), 50));
   expect(plan).toMatch(/Index Scan using refunds_unfinished/);
+});
+
+it('checks each delivery the claim would take for an earlier one of its payment through the order index, one probe each', async () => {
+  // Pending deliveries of 200 payments to two receivers: on empty tables every plan costs the same.
+  const { merchantId } = await createMerchant(storage, {
+    email: 'order-key@example.com',
+    password: 'order-key-password-1',
+    name: 'Order key',
+  });
+  for (let i = 0; i < 200; i++)
+    await pendingDelivery(storage.db, {
+      merchantId,
+      url: `https://r${i % 2}.example/hook`,
+      orderKey: `p${i}`,
+      due: new Date(),
+    });
+  const places = { perEndpoint: 4, inFlight: new Map<string, number>() };
+  const plan = await planOf((db) => claimDueDeliveries(db, new Date(), 60, 50, places));
+  expect(plan).toMatch(/Index Scan using webhook_deliveries_order on webhook_deliveries e/);
 });

@@ -224,18 +224,22 @@ export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit
                 .where('d.status', '=', 'pending')
                 .where('d.next_attempt_at', '<=', now)
                 .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
-                .where((eb) =>
-                  eb.not(
-                    eb.exists(
-                      eb
-                        .selectFrom('webhook_deliveries as e')
-                        .select(sql`1`.as('one'))
-                        .whereRef('e.order_key', '=', 'd.order_key')
-                        .whereRef('e.id', '<', 'd.id')
-                        .where('e.status', '=', 'pending')
-                        .where((eb) => eb.or([eb('e.attempts', '=', 0), eb('e.locked_until', '>=', now)])),
-                    ),
-                  ),
+                // No earlier delivery of its order key in the way. A sub-select with LIMIT 1, not NOT EXISTS:
+                // PostgreSQL runs it per candidate, probing the order index; as an anti-join, on tables
+                // without statistics (the embedded store never analyzes), it read every pending delivery
+                // once per candidate.
+                .where(
+                  (eb) =>
+                    eb
+                      .selectFrom('webhook_deliveries as e')
+                      .select('e.id')
+                      .whereRef('e.order_key', '=', 'd.order_key')
+                      .whereRef('e.id', '<', 'd.id')
+                      .where('e.status', '=', 'pending')
+                      .where((eb) => eb.or([eb('e.attempts', '=', 0), eb('e.locked_until', '>=', now)]))
+                      .limit(1),
+                  'is',
+                  null,
                 )
                 .orderBy('d.next_attempt_at')
                 .orderBy('d.id')
