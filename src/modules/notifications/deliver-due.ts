@@ -65,12 +65,10 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
   const claim = async (): Promise<number> => {
     const room = SENDS_IN_FLIGHT - inFlight.size;
     if (room === 0) return 0;
-    const perEndpoint = new Map<string, number>();
-    for (const endpoint of inFlight.values()) perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + 1);
+    const perEndpoint = countByEndpoint(inFlight.values());
     const places = { perEndpoint: CONNECTIONS_PER_ENDPOINT, inFlight: perEndpoint };
     const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, places);
-    const got = new Map<string, number>();
-    for (const delivery of claimed) got.set(delivery.endpoint, (got.get(delivery.endpoint) ?? 0) + 1);
+    const got = countByEndpoint(claimed.map((delivery) => delivery.endpoint));
     for (const endpoint of new Set([...backlogged, ...got.keys()])) {
       const free = CONNECTIONS_PER_ENDPOINT - (perEndpoint.get(endpoint) ?? 0);
       if (free === 0) continue; // a full endpoint is not read: what it has waiting is unknown
@@ -115,6 +113,12 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
 }
 
 type Claimed = Awaited<ReturnType<typeof claimDueDeliveries>>[number];
+
+function countByEndpoint(endpoints: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const endpoint of endpoints) counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
+  return counts;
+}
 
 async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void> {
   const scope: MerchantScope = { merchantId: delivery.merchant_id, livemode: delivery.livemode };
