@@ -8,8 +8,8 @@ import { percentile } from './percentile.js';
  */
 export async function startReceiver(): Promise<{
   url: string;
-  /** Notifications of succeeded payments received so far. */
-  received(): number;
+  /** Notifications of succeeded payments that arrived since `from` (ms since the epoch). */
+  received(from: number): number;
   /** Milliseconds from each payment's settle to its notification's arrival, over the notifications that arrived in [from, to). */
   lags(from: number, to?: number): { count: number; p50: number; p99: number; max: number };
   close(): Promise<void>;
@@ -32,7 +32,7 @@ export async function startReceiver(): Promise<{
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     url: `http://127.0.0.1:${port}/notifications`,
-    received: () => arrivals.length,
+    received: (from) => arrivals.filter((arrival) => arrival.at >= from).length,
     lags: (from, to = Infinity) => {
       const lags = arrivals
         .filter((arrival) => arrival.at >= from && arrival.at < to)

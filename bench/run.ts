@@ -474,11 +474,9 @@ async function notificationsOf(run: LoadResult, receiver: Awaited<ReturnType<typ
   const started = ended - run.seconds * 1000;
   const during = receiver.lags(started, ended);
   const due = run.ok;
-  let arrived = receiver.lags(started).count;
-  while (arrived < due && Date.now() - ended < NOTIFY_GRACE_SECONDS * 1000) {
+  while (receiver.received(started) < due && Date.now() - ended < NOTIFY_GRACE_SECONDS * 1000)
     await new Promise((resolve) => setTimeout(resolve, 100));
-    arrived = receiver.lags(started).count;
-  }
+  const arrived = receiver.received(started);
   const all = receiver.lags(started);
   const after = ((Date.now() - ended) / 1000).toFixed(1);
   return (
