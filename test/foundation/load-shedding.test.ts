@@ -46,10 +46,25 @@ async function answerWhileLagging(path: string, apiKey?: string) {
   }
 }
 
+/**
+ * The status of `path` once it is no longer 503, or 503 after 5 s. The guard samples the loop every 200 ms,
+ * so an answer refused for a lag (this test's, or a busy machine starving the process) is followed by
+ * served ones as soon as a quiet sample comes.
+ */
+async function statusOnceServed(path: string, apiKey?: string): Promise<number> {
+  let status = 503;
+  for (let i = 0; i < 50 && status === 503; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = (await gw.call('GET', path, apiKey ? { apiKey } : {})).status;
+  }
+  return status;
+}
+
 it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the event loop lags, probes included, then serves again', async () => {
   const m = await gw.merchant();
   await new Promise((resolve) => setTimeout(resolve, 600)); // shedding starts two samples after listening
-  expect((await gw.call('GET', '/ping', { apiKey: m.apiKey })).status).toBe(200);
+  // Served before the lag: a CI machine busy with other test files can itself lag this process now and then.
+  expect(await statusOnceServed('/ping', m.apiKey)).toBe(200);
 
   const refused = await answerWhileLagging('/ping', m.apiKey);
   expectErrorGuide(refused, 'SERVICE_UNAVAILABLE');
@@ -59,12 +74,7 @@ it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the event loop lags, 
     expect((await answerWhileLagging(probe)).status, probe).toBe(503);
   }
 
-  let status = 503;
-  for (let i = 0; i < 50 && status === 503; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    status = (await gw.call('GET', '/healthz')).status;
-  }
-  expect(status).toBe(200);
+  expect(await statusOnceServed('/healthz')).toBe(200);
 });
 
 /** One request on `agent`; a body is written when it resolves, so a test can hold the request in flight. */
