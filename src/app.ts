@@ -44,6 +44,7 @@ import * as system from './modules/system/index.js';
 import * as team from './modules/team/index.js';
 import { createProcessorRegistry } from './processors/registry.js';
 import type { Storage } from './storage/db.js';
+import { UPKEEP_EVERY_MS, type UpkeepDone } from './storage/upkeep.js';
 import type { Secrets } from './storage/secrets.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -118,6 +119,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   }
   const notificationWorker = notifications.worker(ctx, { invitation: team.invitationMail(ctx) });
   ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
+  const upkeep = storage.upkeep;
+  if (upkeep) ctx.jobs.use({}, [{ everyMs: UPKEEP_EVERY_MS, run: async () => logUpkeep(logger, await upkeep()) }]);
   app.addHook('onClose', () => ctx.processors.close());
   app.addHook('onClose', async () => ctx.metrics.close());
   const stopCountingPayments = payments.watchStatusChanges((change) =>
@@ -234,4 +237,11 @@ function logRequest(request: FastifyRequest, reply: FastifyReply): void {
     },
     'request',
   );
+}
+
+/** The embedded store's upkeep, logged when it did something (it pauses the store: the pause is worth seeing). */
+function logUpkeep(logger: FastifyBaseLogger, done: UpkeepDone | undefined): number {
+  if (!done) return 0;
+  logger.info({ upkeep: done }, 'embedded store upkeep');
+  return 1;
 }

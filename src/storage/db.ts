@@ -11,6 +11,7 @@ import { syncStoreFiles, WAL_SYNC_START_PARAMS } from './pglite-wal-sync.js';
 import { enableGroupCommit } from './group-commit.js';
 import { sendMarkedAsPrepared } from './prepared.js';
 import type { Database } from './schema.js';
+import { upkeepOnce, type UpkeepDone } from './upkeep.js';
 
 export type Db = Kysely<Database>;
 
@@ -26,6 +27,11 @@ export interface Storage {
    * the connection cannot be lost. Resolves to the function that stops listening.
    */
   listen(channel: string, handlers: NoticeHandlers): Promise<() => Promise<void>>;
+  /**
+   * The embedded store only, which has no autovacuum: vacuums and/or analyzes the table most due for it
+   * (src/storage/upkeep.ts); the background loop calls it.
+   */
+  upkeep?: () => Promise<UpkeepDone | undefined>;
   /** The PostgreSQL pool's connections now (the embedded store has no pool). */
   poolStats?(): { total: number; idle: number; waiting: number };
 }
@@ -109,7 +115,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       dialect: new PGliteDialect(pglite, { preparedStatements: options.preparedStatements, durableCommits: !inMemory }),
     });
     if (options.groupCommit) enableGroupCommit(db);
-    return await finish(
+    const storage = await finish(
       db,
       'pglite',
       async () => {
@@ -118,6 +124,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       },
       (channel, handlers) => pglite.listen(channel, (payload) => handlers.notice(payload)),
     );
+    return { ...storage, upkeep: () => upkeepOnce(db) };
   } catch (error) {
     release();
     throw error;
@@ -191,9 +198,15 @@ export async function migrate(db: Db): Promise<void> {
 /**
  * PGlite's default shared_buffers (128 MB) is a server's cache inside the gateway's own memory; the
  * embedded store is for development and small deployments, whose working set fits in 16 MB
- * (measurements in docs/performance.md, "Idle memory").
+ * (measurements in docs/performance.md, "Idle memory"). Its ANALYZE runs on the gateway's thread
+ * (src/storage/upkeep.ts): a sample of 3,000 rows instead of 30,000 makes that pause ~5 times shorter
+ * (docs/performance.md, "The embedded store's upkeep"). PGlite applies start parameters to a store on disk
+ * only: the in-memory one (tests) keeps its defaults.
  */
-const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const EMBEDDED_START_PARAMS = [
+  ...PGlite.defaultStartParams,
+  ...['-c', 'shared_buffers=16MB', '-c', 'default_statistics_target=10'],
+];
 
 /**
  * Creating the database (PGlite's initdb) takes ~450 MB that the process never gives back to the
