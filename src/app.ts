@@ -120,7 +120,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const notificationWorker = notifications.worker(ctx, { invitation: team.invitationMail(ctx) });
   ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
   const upkeep = storage.upkeep;
-  if (upkeep) ctx.jobs.use({}, [{ everyMs: UPKEEP_EVERY_MS, run: async () => logUpkeep(logger, await upkeep()) }]);
+  if (upkeep) ctx.jobs.use({}, [{ everyMs: UPKEEP_EVERY_MS, run: async () => reportUpkeep(ctx, await upkeep()) }]);
   app.addHook('onClose', () => ctx.processors.close());
   app.addHook('onClose', async () => ctx.metrics.close());
   const stopCountingPayments = payments.watchStatusChanges((change) =>
@@ -239,9 +239,10 @@ function logRequest(request: FastifyRequest, reply: FastifyReply): void {
   );
 }
 
-/** The embedded store's upkeep, logged when it did something (it pauses the store: the pause is worth seeing). */
-function logUpkeep(logger: FastifyBaseLogger, done: UpkeepDone | undefined): number {
+/** The embedded store's upkeep, logged and measured when it did something: it pauses the store. */
+function reportUpkeep(ctx: AppContext, done: UpkeepDone | undefined): number {
   if (!done) return 0;
-  logger.info({ upkeep: done }, 'embedded store upkeep');
+  ctx.logger.info({ upkeep: done }, 'embedded store upkeep');
+  ctx.metrics.observeUpkeep(done);
   return 1;
 }

@@ -71,8 +71,9 @@ it('vacuums and analyzes a table past autovacuum’s thresholds, once, and then 
   expect((await statsOf('churn')).dead).toBe(0);
 });
 
-it('the background loop of a gateway on the embedded store runs it and logs what it did', async () => {
-  const gw = await startTestGateway({ env: { DATABASE_URL: '' } });
+it('the background loop of a gateway on the embedded store runs it, logs what it did and times it in /metrics', async () => {
+  const token = 'metrics-token-0123456789abcdefghijklmnop';
+  const gw = await startTestGateway({ env: { DATABASE_URL: '', METRICS_TOKEN: token } });
   try {
     expect(gw.gateway.app.ctx.storage.kind).toBe('pglite');
     const m = await gw.merchant();
@@ -106,6 +107,10 @@ it('the background loop of a gateway on the embedded store runs it and logs what
         msg: 'embedded store upkeep',
         upkeep: expect.objectContaining({ table: 'payment_requests', analyzed: true }),
       }),
+    );
+    const metrics = await gw.call('GET', '/metrics', { headers: { authorization: `Bearer ${token}` } });
+    expect(metrics.text).toMatch(
+      /^svc_store_upkeep_duration_seconds_count\{table="payment_requests",action="analyze"\} [1-9]/m,
     );
   } finally {
     await gw.close();

@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Clock } from '../../lib/clock.js';
 import type { Db, Storage } from '../../storage/db.js';
 import { groupStats, type GroupStats } from '../../storage/group-commit.js';
+import type { UpkeepDone } from '../../storage/upkeep.js';
 import { queueLag } from './repository.js';
 
 /**
@@ -16,6 +17,8 @@ export interface Metrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   /** A payment this instance moved into `status`, after the move committed. */
   countPayment(status: string, processor: string, livemode: boolean): void;
+  /** A vacuum or analyze of the embedded store's upkeep (src/storage/upkeep.ts). */
+  observeUpkeep(done: UpkeepDone): void;
   close(): void;
 }
 
@@ -44,6 +47,13 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
     name: 'svc_processor_request_duration_seconds',
     help: 'Calls to payment processors (until the answer head), by processor and status',
     labelNames: ['processor', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const upkeep = new Histogram({
+    name: 'svc_store_upkeep_duration_seconds',
+    help: 'The embedded store’s vacuums and analyzes, by table and action: each pauses every request (none with PostgreSQL)',
+    labelNames: ['table', 'action'],
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
@@ -133,6 +143,10 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
     observeRequest,
     countPayment: (status, processor, livemode) =>
       payments.inc({ status, processor, mode: livemode ? 'live' : 'test' }),
+    observeUpkeep: (done) => {
+      const action = [done.vacuumed && 'vacuum', done.analyzed && 'analyze'].filter(Boolean).join('+');
+      upkeep.observe({ table: done.table, action }, done.ms / 1000);
+    },
     close: stopWatching,
   } satisfies Metrics;
 }
