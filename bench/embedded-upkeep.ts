@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import type { UpkeepDone } from '../src/storage/upkeep.js';
+import { upkeepAction, type UpkeepDone } from '../src/storage/upkeep.js';
 import { openStorage } from '../src/storage/db.js';
 import { runLoad } from './load.js';
 import { baseEnv, freePort, runNode, spawnGateway, startChild, waitForHttp, type Child } from './processes.js';
@@ -38,8 +38,7 @@ function printUpkeep(gateway: Child): void {
     for (const line of lines) {
       if (!line.includes('"embedded store upkeep"')) continue;
       const { upkeep } = JSON.parse(line) as { upkeep: UpkeepDone };
-      const what = [upkeep.vacuumed && 'vacuum', upkeep.analyzed && 'analyze'].filter(Boolean).join(' + ');
-      console.log(`${clock()}  upkeep ${upkeep.table}: ${what}, ${upkeep.ms} ms`);
+      console.log(`${clock()}  upkeep ${upkeep.table}: ${upkeepAction(upkeep)}, ${upkeep.ms} ms`);
     }
   });
 }

@@ -32,6 +32,10 @@ export interface UpkeepDone {
   ms: number;
 }
 
+/** What one upkeep did, as one word: `vacuum`, `analyze` or `vacuum+analyze` (the metric's label, the bench's print). */
+export const upkeepAction = (done: UpkeepDone): string =>
+  [done.vacuumed && 'vacuum', done.analyzed && 'analyze'].filter(Boolean).join('+');
+
 interface Due {
   table: string;
   vacuum: boolean;

@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Clock } from '../../lib/clock.js';
 import type { Db, Storage } from '../../storage/db.js';
 import { groupStats, type GroupStats } from '../../storage/group-commit.js';
-import type { UpkeepDone } from '../../storage/upkeep.js';
+import { upkeepAction, type UpkeepDone } from '../../storage/upkeep.js';
 import { queueLag } from './repository.js';
 
 /**
@@ -143,10 +143,7 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
     observeRequest,
     countPayment: (status, processor, livemode) =>
       payments.inc({ status, processor, mode: livemode ? 'live' : 'test' }),
-    observeUpkeep: (done) => {
-      const action = [done.vacuumed && 'vacuum', done.analyzed && 'analyze'].filter(Boolean).join('+');
-      upkeep.observe({ table: done.table, action }, done.ms / 1000);
-    },
+    observeUpkeep: (done) => upkeep.observe({ table: done.table, action: upkeepAction(done) }, done.ms / 1000),
     close: stopWatching,
   } satisfies Metrics;
 }
