@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { claimDueDeliveries } from '../src/modules/notifications/repository.js';
-import { CONNECTIONS_PER_ENDPOINT } from '../src/modules/notifications/sender.js';
+import { ENDPOINT_PLACES } from '../src/modules/notifications/endpoint-places.js';
 import { SENDS_IN_FLIGHT } from '../src/modules/notifications/deliver-due.js';
 import { openStorage } from '../src/storage/db.js';
 import { percentile } from './percentile.js';
@@ -54,8 +54,8 @@ async function measure(dataDir: string, databaseUrl?: string): Promise<string[]>
       for (let i = 0; i < CLAIMS; i++) {
         const started = performance.now();
         const got = await claimDueDeliveries(db, now, 60, SENDS_IN_FLIGHT, {
-          perEndpoint: CONNECTIONS_PER_ENDPOINT,
-          inFlight: new Map([[DEAD, CONNECTIONS_PER_ENDPOINT]]),
+          free: new Map([[DEAD, 0]]),
+          otherwise: ENDPOINT_PLACES.START,
         });
         ms.push(performance.now() - started);
         claimed = got.length;

@@ -41,7 +41,7 @@ it('gives the deliveries made before it their endpoint, so the claim finds the p
     { url: 'http://shop.example/a', endpoint: 'http://shop.example' },
   ]);
   expect((await migrator.migrateToLatest()).error).toBeUndefined();
-  const places = { perEndpoint: 4, inFlight: new Map<string, number>() };
+  const places = { free: new Map<string, number>(), otherwise: 4 };
   const claimed = await claimDueDeliveries(db, new Date(Date.now() + 1000), 60, 50, places);
   expect(claimed.map((d) => d.url).sort()).toEqual(['http://shop.example/a', 'https://Shop.example:8443/hooks?x=1']);
 });

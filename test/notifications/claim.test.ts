@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { claimDueDeliveries, type EndpointPlaces } from '../../src/modules/notifications/repository.js';
+import { ENDPOINT_PLACES } from '../../src/modules/notifications/endpoint-places.js';
+import { claimDueDeliveries } from '../../src/modules/notifications/repository.js';
 import { useGateway } from '../helpers/gateway.js';
 import { pendingDelivery } from './deliveries.js';
 
@@ -19,9 +20,9 @@ const delivery = (url: string, dueSecondsAgo: number, attempts = 0, orderKey = `
     attempts,
   });
 
-/** What one claim takes, in id order (the statement's own order is not its contract). */
-const claim = async (limit: number, inFlight: Record<string, number> = {}) => {
-  const places: EndpointPlaces = { perEndpoint: 4, inFlight: new Map(Object.entries(inFlight)) };
+/** What one claim takes, in id order (the statement's own order is not its contract), given the free places of endpoints that differ from an idle one's. */
+const claim = async (limit: number, free: Record<string, number> = {}) => {
+  const places = { free: new Map(Object.entries(free)), otherwise: ENDPOINT_PLACES.START };
   const claimed = await claimDueDeliveries(gw.db, gw.clock.now(), 60, limit, places);
   return claimed.sort((a, b) => a.id - b.id);
 };
@@ -43,14 +44,25 @@ describe('a delivery claim', () => {
     for (let i = 0; i < 6; i++) ids.push(await delivery(urls[i % 3], 60 - i));
     const other = await delivery('https://full.example:443/hook', 1);
 
-    const full = await claim(50, { 'https://full.example:8443': 4 });
+    const full = await claim(50, { 'https://full.example:8443': 0 });
     expect(full.map((d) => [d.id, d.endpoint])).toEqual([[other, 'https://full.example']]);
 
-    const one = await claim(50, { 'https://full.example:8443': 3 });
+    const one = await claim(50, { 'https://full.example:8443': 1 });
     expect(one.map((d) => [d.id, d.endpoint])).toEqual([[ids[0], 'https://full.example:8443']]);
 
     const rest = await claim(50);
     expect(rest.map((d) => d.id)).toEqual(ids.slice(1, 5));
+  });
+
+  it('takes as many as a widened endpoint has free, beside idle endpoints that have the first width', async () => {
+    const wide = [];
+    for (let i = 0; i < 12; i++) wide.push(await delivery('https://wide.example/hook', 60 - i));
+    const narrow = [];
+    for (let i = 0; i < 6; i++) narrow.push(await delivery('https://narrow.example/hook', 30 - i));
+
+    const mine = ['https://wide.example', 'https://narrow.example'];
+    const claimed = (await claim(50, { 'https://wide.example': 10 })).filter((d) => mine.includes(d.endpoint));
+    expect(claimed.map((d) => d.id)).toEqual([...wide.slice(0, 10), ...narrow.slice(0, ENDPOINT_PLACES.START)]);
   });
 
   it("sends one payment's events in order: the next waits while the earlier is untried or in flight, not while it backs off", async () => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SENDS_IN_FLIGHT } from '../../src/modules/notifications/deliver-due.js';
-import { CONNECTIONS_PER_ENDPOINT } from '../../src/modules/notifications/sender.js';
+import { ENDPOINT_PLACES } from '../../src/modules/notifications/endpoint-places.js';
 import { startTestGateway, useGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
 import { pendingDelivery } from './deliveries.js';
@@ -66,14 +66,14 @@ describe('a receiver that never answers', () => {
     expect(silent.at('/never')).toHaveLength(1);
   });
 
-  it(`has at most ${CONNECTIONS_PER_ENDPOINT} sends in flight, its other deliveries wait unclaimed and take no place from other receivers`, async () => {
+  it(`has at most ${ENDPOINT_PLACES.START} sends in flight, its other deliveries wait unclaimed and take no place from other receivers`, async () => {
     const m = await gw.merchant();
     // Different paths, one endpoint (scheme, host and port): the cap is per endpoint, as the sender's connections are.
     for (let i = 0; i < 10; i++) await payWithNotifyUrl(m, `${silent.url}/many/${i}?n=${i}`);
     const url = `${silent.url}/many/%`;
-    await expect.poll(async () => (await pendingTo(url)).claimed, { timeout: 10_000 }).toBe(CONNECTIONS_PER_ENDPOINT);
+    await expect.poll(async () => (await pendingTo(url)).claimed, { timeout: 10_000 }).toBe(ENDPOINT_PLACES.START);
     await beats();
-    expect(await pendingTo(url)).toEqual({ claimed: CONNECTIONS_PER_ENDPOINT, waiting: 10 - CONNECTIONS_PER_ENDPOINT });
+    expect(await pendingTo(url)).toEqual({ claimed: ENDPOINT_PLACES.START, waiting: 10 - ENDPOINT_PLACES.START });
 
     await payWithNotifyUrl(await gw.merchant(), `${prompt.url}/meanwhile`);
     await expect.poll(() => prompt.at('/meanwhile').length, { timeout: 8_000 }).toBe(1);
@@ -83,15 +83,15 @@ describe('a receiver that never answers', () => {
 it(`has at most ${SENDS_IN_FLIGHT} sends in flight in all; the deliveries after them wait, unclaimed`, async () => {
   // Enough silent receivers for every place, each with as many deliveries as it may have in flight.
   const receivers = await Promise.all(
-    Array.from({ length: Math.ceil(SENDS_IN_FLIGHT / CONNECTIONS_PER_ENDPOINT) }, () => startReceiver()),
+    Array.from({ length: Math.ceil(SENDS_IN_FLIGHT / ENDPOINT_PLACES.START) }, () => startReceiver()),
   );
   try {
     const m = await gw.merchant();
     for (const receiver of receivers) {
       receiver.setFallback({ status: 200, hang: true });
-      for (let i = 0; i < CONNECTIONS_PER_ENDPOINT; i++) await payWithNotifyUrl(m, `${receiver.url}/all`);
+      for (let i = 0; i < ENDPOINT_PLACES.START; i++) await payWithNotifyUrl(m, `${receiver.url}/all`);
     }
-    const payments = receivers.length * CONNECTIONS_PER_ENDPOINT;
+    const payments = receivers.length * ENDPOINT_PLACES.START;
     const all = '%/all';
     await expect.poll(async () => (await pendingTo(all)).claimed, { timeout: 10_000 }).toBe(SENDS_IN_FLIGHT);
     await beats();

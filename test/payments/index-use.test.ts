@@ -80,7 +80,7 @@ it('checks each delivery the claim would take for an earlier one of its payment 
       orderKey: `p${i}`,
       due: new Date(),
     });
-  const places = { perEndpoint: 4, inFlight: new Map<string, number>() };
+  const places = { free: new Map<string, number>(), otherwise: 4 };
   const plan = await planOf((db) => claimDueDeliveries(db, new Date(), 60, 50, places));
   expect(plan).toMatch(/Index Scan using webhook_deliveries_order on webhook_deliveries e/);
 });

@@ -11,7 +11,8 @@ import {
 } from './repository.js';
 import { queueNotice } from './queue-notice.js';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
-import { CONNECTIONS_PER_ENDPOINT, type Sender, type SendResult } from './sender.js';
+import { endpointPlaces } from './endpoint-places.js';
+import type { Sender, SendResult } from './sender.js';
 import { signNotification } from './signing.js';
 import { targetProblem } from './target-guard.js';
 
@@ -39,8 +40,9 @@ export const SENDS_IN_FLIGHT = 50;
  */
 export function deliverySweep(ctx: DeliveryContext): Sweep {
   const lockSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 30;
-  /** Each send in flight, with its delivery's endpoint. */
-  const inFlight = new Map<Promise<void>, string>();
+  const places = endpointPlaces();
+  /** Each delivery under way: its send, then the record of its attempt. */
+  const underWay = new Set<Promise<void>>();
   let claiming: Promise<number> | undefined;
   /** A claim was asked for while one was under way: one more follows it. */
   let again = false;
@@ -51,28 +53,40 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
   /** Off from the loop's stop until its next pass: the sweep claims nothing of its own meanwhile. */
   let open = true;
 
+  // The place is free as soon as the send ends; the attempt is recorded beside the next claim. Until it
+  // is, the delivery stays locked, so no claim takes it again nor a later event of its payment.
   const start = (delivery: Claimed) => {
+    places.taken(delivery.endpoint);
+    let sent: Sent | undefined;
+    const freePlace = () => {
+      places.released(delivery.endpoint, sent?.result.error === null, backlogged.has(delivery.endpoint));
+      if (open && (allTaken || backlogged.has(delivery.endpoint))) claimMore();
+    };
     // A failure here (the store, not the receiver) leaves the claim to expire and the delivery to be retried.
-    const sending: Promise<void> = deliverOne(ctx, delivery)
-      .catch((error: unknown) => ctx.logger.error({ err: error, deliveryId: delivery.id }, 'delivery failed'))
-      .finally(() => {
-        inFlight.delete(sending);
-        if (open && (allTaken || backlogged.has(delivery.endpoint))) claimMore();
-      });
-    inFlight.set(sending, delivery.endpoint);
+    const work: Promise<void> = sendOne(ctx, delivery)
+      .then((result) => {
+        sent = result;
+        freePlace();
+        return recordOutcome(ctx, delivery, result);
+      })
+      .catch((error: unknown) => {
+        if (sent === undefined) freePlace();
+        ctx.logger.error({ err: error, deliveryId: delivery.id }, 'delivery failed');
+      })
+      .finally(() => underWay.delete(work));
+    underWay.add(work);
   };
 
   const claim = async (): Promise<number> => {
-    const room = SENDS_IN_FLIGHT - inFlight.size;
+    const room = SENDS_IN_FLIGHT - places.inFlight();
     if (room === 0) return 0;
-    const perEndpoint = countByEndpoint(inFlight.values());
-    const places = { perEndpoint: CONNECTIONS_PER_ENDPOINT, inFlight: perEndpoint };
-    const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, places);
+    const free = places.freePlaces();
+    const claimed = await claimDueDeliveries(ctx.db, ctx.clock.now(), lockSeconds, room, free);
     const got = countByEndpoint(claimed.map((delivery) => delivery.endpoint));
     for (const endpoint of new Set([...backlogged, ...got.keys()])) {
-      const free = CONNECTIONS_PER_ENDPOINT - (perEndpoint.get(endpoint) ?? 0);
-      if (free === 0) continue; // a full endpoint is not read: what it has waiting is unknown
-      if ((got.get(endpoint) ?? 0) >= free) backlogged.add(endpoint);
+      const freeThen = free.free.get(endpoint) ?? free.otherwise;
+      if (freeThen === 0) continue; // a full endpoint is not read: what it has waiting is unknown
+      if ((got.get(endpoint) ?? 0) >= freeThen) backlogged.add(endpoint);
       else backlogged.delete(endpoint);
     }
     allTaken = claimed.length === room;
@@ -107,7 +121,7 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
     settled: async (stopping) => {
       if (stopping) open = false;
       // A claim that failed was reported to whoever asked for it.
-      while (inFlight.size > 0 || claiming) await Promise.all([...inFlight.keys(), claiming?.catch(() => 0)]);
+      while (underWay.size > 0 || claiming) await Promise.all([...underWay, claiming?.catch(() => 0)]);
     },
   };
 }
@@ -120,7 +134,13 @@ function countByEndpoint(endpoints: Iterable<string>): Map<string, number> {
   return counts;
 }
 
-async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void> {
+interface Sent {
+  attemptAt: Date;
+  result: SendResult;
+}
+
+/** Signs the delivery's event with the merchant's secrets and sends it once. */
+async function sendOne(ctx: DeliveryContext, delivery: Claimed): Promise<Sent> {
   const scope: MerchantScope = { merchantId: delivery.merchant_id, livemode: delivery.livemode };
   const event = {
     id: delivery.event_id,
@@ -150,11 +170,16 @@ async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void
           durationMs: 0,
           error: { error: 'WEBHOOK_TARGET_FORBIDDEN', message: 'the target is not an allowed http(s) address' },
         };
+  return { attemptAt, result };
+}
 
+/** Logs the attempt and settles the delivery: done, failed (the endpoint disabled), or due again later. */
+async function recordOutcome(ctx: DeliveryContext, delivery: Claimed, { attemptAt, result }: Sent): Promise<void> {
+  const scope: MerchantScope = { merchantId: delivery.merchant_id, livemode: delivery.livemode };
   const now = ctx.clock.now();
   const attempt: AttemptRecord = {
     deliveryId: delivery.id,
-    eventId: event.id,
+    eventId: delivery.event_id,
     at: attemptAt,
     url: delivery.url,
     statusCode: result.statusCode,
@@ -180,7 +205,12 @@ async function deliverOne(ctx: DeliveryContext, delivery: Claimed): Promise<void
   }
   if (result.error)
     ctx.logger.info(
-      { eventId: eventIdOf(event.id), deliveryId: delivery.id, attempt: delivery.attempts, error: result.error.error },
+      {
+        eventId: eventIdOf(delivery.event_id),
+        deliveryId: delivery.id,
+        attempt: delivery.attempts,
+        error: result.error.error,
+      },
       'notification not accepted',
     );
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.js';
 import type { MerchantSettingsTable } from '../../storage/schema.js';
+import type { FreePlaces } from './endpoint-places.js';
 import { endpointOf } from './sender.js';
 
 /** A merchant and mode: settings, events and deliveries are confined to one. */
@@ -159,15 +160,9 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: D
 
 // ---- delivery
 
-/** How many sends each endpoint (a URL's origin) may have in flight, and how many it has. */
-export interface EndpointPlaces {
-  perEndpoint: number;
-  inFlight: ReadonlyMap<string, number>;
-}
-
 /**
  * Claims due deliveries (FOR UPDATE SKIP LOCKED: instances never take the same one) and counts the
- * attempt: the oldest due first, at most `limit`, and per endpoint at most its free places. A delivery
+ * attempt: the oldest due first, at most `limit`, and per endpoint at most its free places (`places`). A delivery
  * waits while an earlier one of its order key (its payment) is untried or in flight, so one payment's
  * events leave in order unless an earlier one is backing off.
  *
@@ -178,14 +173,16 @@ export interface EndpointPlaces {
  * deliveries in order passed by every one of them at every beat. The cost grows with the endpoints that
  * have pending deliveries instead (docs/decisions.md, "Job runner").
  *
- * The read per endpoint has a fixed LIMIT, and the cut to its free places comes after: with a limit
+ * The read per endpoint has one LIMIT for all endpoints (the most free places any has), and the cut to
+ * each endpoint's free places comes after: with a limit
  * computed per endpoint PostgreSQL cannot know the read's size, guesses a tenth of the endpoint's rows, and
  * a big enough guess makes it JIT-compile the statement (~20 ms instead of ~1). The rows read beyond an
  * endpoint's free places stay as they were; their lock ends with the statement.
  */
-export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number, places: EndpointPlaces) {
-  const inFlight = JSON.stringify(Object.fromEntries(places.inFlight));
-  const free = sql<number>`${places.perEndpoint}::int - coalesce((${inFlight}::jsonb ->> ep.endpoint)::int, 0)`;
+export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number, places: FreePlaces) {
+  const freeByEndpoint = JSON.stringify(Object.fromEntries(places.free));
+  const free = sql<number>`coalesce((${freeByEndpoint}::jsonb ->> ep.endpoint)::int, ${places.otherwise}::int)`;
+  const readLimit = Math.max(places.otherwise, ...places.free.values());
   // The first endpoint with pending deliveries (after the one `after` names, when given), with its
   // earliest next attempt: one probe of the endpoint index, whose first entry per endpoint is that.
   const nextEndpoint = (after?: string) =>
@@ -243,7 +240,7 @@ export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit
                 )
                 .orderBy('d.next_attempt_at')
                 .orderBy('d.id')
-                .limit(places.perEndpoint)
+                .limit(readLimit)
                 .forUpdate()
                 .skipLocked()
                 .as('c'),

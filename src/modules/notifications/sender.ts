@@ -1,9 +1,7 @@
 import { Agent, request } from 'undici';
 import type { ErrorName } from '../../errors.js';
+import { ENDPOINT_PLACES } from './endpoint-places.js';
 import { guardedLookup } from './target-guard.js';
-
-/** Deliveries in flight to one origin at most (the HTTP client's connection pool per origin). */
-export const CONNECTIONS_PER_ENDPOINT = 4;
 
 /**
  * A delivery's endpoint: its URL's origin, which the HTTP client keeps a connection pool per (so
@@ -21,11 +19,12 @@ export interface SendResult {
 /**
  * The HTTP client of notifications: undici with the SSRF guard as its DNS lookup (unless private targets
  * are allowed), a whole-attempt time-out, no redirects followed (undici's request never follows them),
- * and a bounded pool per origin so one slow receiver cannot take every connection.
+ * and a bounded pool per origin (as many connections as an endpoint may have places) so one slow
+ * receiver cannot take every connection.
  */
 export function createSender(options: { allowPrivateTargets: boolean; timeoutMs: number }) {
   const agent = new Agent({
-    connections: CONNECTIONS_PER_ENDPOINT,
+    connections: ENDPOINT_PLACES.MOST,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
     connect: { timeout: options.timeoutMs, ...(options.allowPrivateTargets ? {} : { lookup: guardedLookup }) },
