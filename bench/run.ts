@@ -328,7 +328,8 @@ async function runGatewayRound(
     // under load, and whether the deliveries keep up with the payments.
     log(`  ${store.kind}: ${DURATION} s of the same payments notifying a receiver that answers at once`);
     const heard = await pay(DURATION, supply, h2hCardBody({ notifyUrl: receiver.url }));
-    const heardNote = await notificationsOf(heard, receiver);
+    // Its CPU by process: what the notifications add to the payments' (the deliveries run beside them).
+    const heardNote = `${await notificationsOf(heard, receiver)}; ${cpuByProcess(heard)}`;
     log(`    ${heardNote}`);
 
     // Authenticated GET /ping, with the key cache (this gateway), then without it (restarted with

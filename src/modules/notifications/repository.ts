@@ -295,42 +295,7 @@ export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit
   );
 }
 
-export interface AttemptRecord {
-  deliveryId: number;
-  eventId: number;
-  at: Date;
-  url: string;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-}
-
-/** A delivery's state after an attempt: final (succeeded/failed), or pending again at `nextAttemptAt`. */
-export type DeliveryOutcome = { status: 'succeeded' | 'failed'; at: Date } | { status: 'pending'; nextAttemptAt: Date };
-
-/** Logs an attempt and settles its delivery, in one statement (so atomically, and one round trip per send). */
-export async function recordAttempt(db: Db, attempt: AttemptRecord, outcome: DeliveryOutcome) {
-  await db
-    .with('attempt', (qb) =>
-      qb.insertInto('webhook_attempts').values({
-        delivery_id: attempt.deliveryId,
-        event_id: attempt.eventId,
-        at: attempt.at,
-        url: attempt.url,
-        status_code: attempt.statusCode,
-        duration_ms: attempt.durationMs,
-        error: attempt.error,
-      }),
-    )
-    .updateTable('webhook_deliveries')
-    .set(
-      outcome.status === 'pending'
-        ? { next_attempt_at: outcome.nextAttemptAt, locked_until: null }
-        : { status: outcome.status, completed_at: outcome.at, locked_until: null },
-    )
-    .where('id', '=', attempt.deliveryId)
-    .execute();
-}
+export { recordAttempt, type AttemptRecord, type DeliveryOutcome } from './record-statement.js';
 
 // ---- the delivery log
 
