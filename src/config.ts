@@ -22,7 +22,8 @@ export interface Config {
    */
   preparedStatements: boolean;
   /**
-   * DATABASE_GROUP_COMMIT: concurrent begins and settles of payments sent as one multi-row statement
+   * DATABASE_GROUP_COMMIT: concurrent begins and settles of payments (and records of notification
+   * attempts) sent as one multi-row statement
    * (src/storage/group-commit.ts). Default: on.
    */
   groupCommit: boolean;
