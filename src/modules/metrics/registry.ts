@@ -116,7 +116,11 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
       },
     });
   groupCounter('svc_db_group_statements_total', 'Multi-row statements sent by group commit', 'statements');
-  groupCounter('svc_db_group_rows_total', 'Payment moves carried by group commit’s multi-row statements', 'rows');
+  groupCounter(
+    'svc_db_group_rows_total',
+    'Statements (payment moves, attempt records) carried by group commit’s multi-row statements',
+    'rows',
+  );
   groupCounter(
     'svc_db_group_refused_total',
     'Multi-row statements the database refused (their moves then ran alone)',
