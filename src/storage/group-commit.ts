@@ -31,9 +31,9 @@ export interface GroupCommitOptions<I, R> {
 }
 
 /**
- * The grouping of a payment's two statements (begin, settle): statements of one shape on their way
- * before calls wait to be grouped, and calls per group; measured in docs/performance.md ("Group
- * commit"). Their grouped statements are not prepared (not marked `hot`, prepared.ts): a
+ * The grouping of a payment's two statements (begin, settle), and of the record of a notification's
+ * attempt: statements of one shape on their way before calls wait to be grouped, and calls per group;
+ * measured in docs/performance.md ("Group commit"). Their grouped statements are not prepared (not marked `hot`, prepared.ts): a
  * generic plan made while the tables are small joins a group's rows to them by scanning the whole
  * table, and keeps doing so as they grow; planned each time, with the group's own values and the
  * tables' current size, they find each row by its primary key. The planning is shared by the group.

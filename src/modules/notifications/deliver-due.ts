@@ -29,14 +29,15 @@ export const SENDS_IN_FLIGHT = 50;
  *
  * The sends run beside the job loop, not in its pass: a receiver that never answers would otherwise hold
  * the instance's whole loop (every other merchant's deliveries, the outbox relay, reconciliation) for up
- * to WEBHOOK_TIMEOUT_MS on each attempt. And no endpoint has more sends in flight than the sender has
- * connections to it: more would only queue in the client, taking places other receivers could use.
+ * to WEBHOOK_TIMEOUT_MS on each attempt. And no endpoint has more sends in flight than its places
+ * (endpoint-places.ts: 4, more for a receiver that keeps answering while more is due), which the sender
+ * has connections for: more would only queue in the client, taking places other receivers could use.
  *
  * When the last claim filled an endpoint's free places (or all of the instance's), due deliveries may
  * be waiting for the place a send to it frees as it ends: the sweep claims again at once instead of at
  * the loop's next pass, so a receiver that answers takes its notifications as fast as it answers them,
- * four at a time, not four per pass of the loop (docs/decisions.md, "Job runner"). One claim at a
- * time: sends that end during a claim are served by one more claim after it.
+ * not a few per pass of the loop (docs/decisions.md, "Job runner"). One claim at a time: sends that end
+ * during a claim are served by one more claim after it.
  */
 export function deliverySweep(ctx: DeliveryContext): Sweep {
   const lockSeconds = Math.ceil(ctx.config.webhookTimeoutMs / 1000) + 30;
@@ -134,6 +135,11 @@ function countByEndpoint(endpoints: Iterable<string>): Map<string, number> {
   return counts;
 }
 
+const scopeOf = (delivery: Claimed): MerchantScope => ({
+  merchantId: delivery.merchant_id,
+  livemode: delivery.livemode,
+});
+
 interface Sent {
   attemptAt: Date;
   result: SendResult;
@@ -141,7 +147,7 @@ interface Sent {
 
 /** Signs the delivery's event with the merchant's secrets and sends it once. */
 async function sendOne(ctx: DeliveryContext, delivery: Claimed): Promise<Sent> {
-  const scope: MerchantScope = { merchantId: delivery.merchant_id, livemode: delivery.livemode };
+  const scope = scopeOf(delivery);
   const event = {
     id: delivery.event_id,
     type: delivery.event_type,
@@ -175,7 +181,7 @@ async function sendOne(ctx: DeliveryContext, delivery: Claimed): Promise<Sent> {
 
 /** Logs the attempt and settles the delivery: done, failed (the endpoint disabled), or due again later. */
 async function recordOutcome(ctx: DeliveryContext, delivery: Claimed, { attemptAt, result }: Sent): Promise<void> {
-  const scope: MerchantScope = { merchantId: delivery.merchant_id, livemode: delivery.livemode };
+  const scope = scopeOf(delivery);
   const now = ctx.clock.now();
   const attempt: AttemptRecord = {
     deliveryId: delivery.id,
