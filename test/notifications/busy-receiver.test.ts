@@ -14,7 +14,7 @@ const DUE = 3 * ENDPOINT_PLACES.MOST;
 
 beforeEach(async () => {
   receiver = await startReceiver();
-  receiver.setFallback({ status: 200, delayMs: 100 });
+  receiver.setFallback({ status: 200, delayMs: 200 });
   const m = await gw.merchant();
   for (let i = 0; i < DUE; i++)
     await pendingDelivery(gw.db, {
