@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../src/storage/db.js';
 import type { UpkeepDone } from '../../src/storage/upkeep.js';
+import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { startTestGateway } from '../helpers/gateway.js';
 
 // PGlite has no autovacuum: without the gateway's upkeep a table's dead rows stay, the planner never has
@@ -69,6 +70,28 @@ it('vacuums and analyzes a table past autovacuum’s thresholds, once, and then 
     expect.objectContaining({ table: 'churn', vacuumed: true, analyzed: false }),
   ]);
   expect((await statsOf('churn')).dead).toBe(0);
+});
+
+it('analyzes a table that was never analyzed as soon as it has rows, however few, and does not vacuum it', async () => {
+  await upkeepUntilQuiet();
+  await sql`create table few (id int primary key)`.execute(storage.db);
+  await sql`insert into few select g from generate_series(1, 10) g`.execute(storage.db);
+  await countersShow('few', (s) => s.inserted >= 10);
+  // 10 changes stay under every threshold (50 + 10 %, 1,000 + 20 %): only "never analyzed" makes it due.
+  expect(await upkeepUntilQuiet()).toEqual([
+    expect.objectContaining({ table: 'few', vacuumed: false, analyzed: true }),
+  ]);
+  expect((await statsOf('few')).reltuples).toBe(10);
+});
+
+it('is not offered on a PostgreSQL server, whose autovacuum does this', async () => {
+  const server = await openStorage({ databaseUrl: await freshPostgresDatabaseUrl(), dataDir: '' });
+  try {
+    expect(server.kind).toBe('postgres');
+    expect(server.upkeep).toBeUndefined();
+  } finally {
+    await server.close();
+  }
 });
 
 it('the background loop of a gateway on the embedded store runs it, logs what it did and times it in /metrics', async () => {
