@@ -34,10 +34,16 @@ it(`puts an endpoint back to ${START} places when a send fails, and when it goes
   round(places, A, true);
   round(places, A, true);
   expect(places.freeAt(A)).toBe(16);
-  places.taken(A);
-  places.taken(A);
+  // 10 sends in flight when one fails: none is free while 9 are still out.
+  for (let i = 0; i < 10; i++) places.taken(A);
   places.released(A, false, true);
-  expect(places.freeAt(A)).toBe(START - 1);
+  expect(places.freeAt(A)).toBe(START - 9);
+  // Those that end answered widen it again from START, one each; the next failure narrows it again.
+  for (let i = 0; i < 6; i++) places.released(A, true, true);
+  expect(places.freeAt(A)).toBe(START + 6 - 3);
+  places.released(A, false, true);
+  expect(places.freeAt(A)).toBe(START - 2);
+  places.released(A, false, true);
 
   round(places, B, true);
   expect(places.freeAt(B)).toBe(8);

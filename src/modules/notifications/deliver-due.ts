@@ -86,7 +86,8 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
     const got = countByEndpoint(claimed.map((delivery) => delivery.endpoint));
     for (const endpoint of new Set([...backlogged, ...got.keys()])) {
       const freeThen = free.free.get(endpoint) ?? free.otherwise;
-      if (freeThen === 0) continue; // a full endpoint is not read: what it has waiting is unknown
+      // A full endpoint (or one narrowed below its sends in flight) is not read: what it has waiting is unknown.
+      if (freeThen <= 0) continue;
       if ((got.get(endpoint) ?? 0) >= freeThen) backlogged.add(endpoint);
       else backlogged.delete(endpoint);
     }

@@ -7,8 +7,10 @@
  * them at its receiver's pace, not four at a time (each answer adds one, so the width doubles per
  * round of answers). Any other outcome (an error status, a time-out, no connection) puts it back to
  * `START`, as does going idle: a receiver that struggles is not pressed, and one that never answers
- * holds `START` connections, no more. Additive increase, reset on failure: the shape of TCP's slow
- * start, kept per instance (each instance learns an endpoint on its own).
+ * holds `START` connections, no more. Sends in flight at a reset still count, and those that end
+ * answered widen it again from `START`: a lone failure among many answers costs little. Additive
+ * increase, reset on failure: the shape of TCP's slow start, kept per instance (each instance learns
+ * an endpoint on its own).
  */
 export const ENDPOINT_PLACES = { START: 4, MOST: 32 } as const;
 
@@ -20,7 +22,10 @@ export interface FreePlaces {
 
 export function endpointPlaces() {
   const sending = new Map<string, number>();
-  /** Endpoints with more than START places. */
+  /**
+   * Endpoints with more than START places. Put back to START, an endpoint may have more sends in flight
+   * than places: none is free (freeAt ≤ 0) until enough of them end.
+   */
   const wider = new Map<string, number>();
   let total = 0;
 
