@@ -14,21 +14,24 @@ it('logs each attempt and settles each delivery as alone, when concurrent record
   const m = await gw.merchant();
   const now = gw.clock.now();
   const later = new Date(now.getTime() + 60_000);
-  const outcomes: DeliveryOutcome[] = [];
-  for (let i = 0; i < 12; i++)
-    outcomes.push(
-      i % 3 === 0
+  // Each receiver's answer and what it makes of the delivery: done, due again later, failed for good.
+  const cases = Array.from({ length: 12 }, (_, i) => {
+    const statusCode = [200, 503, 410][i % 3];
+    const outcome: DeliveryOutcome =
+      statusCode === 200
         ? { status: 'succeeded', at: now }
-        : i % 3 === 1
+        : statusCode === 503
           ? { status: 'pending', nextAttemptAt: new Date(later.getTime() + i * 1000) }
-          : { status: 'failed', at: now },
-    );
+          : { status: 'failed', at: now };
+    const error = statusCode === 200 ? null : `WEBHOOK_DELIVERY_FAILED: the receiver answered ${statusCode}`;
+    return { statusCode, outcome, error, url: `https://hooks.example/r${i}`, durationMs: 10 + i };
+  });
   const ids = [];
-  for (let i = 0; i < outcomes.length; i++)
+  for (const [i, { url }] of cases.entries())
     ids.push(
       await pendingDelivery(gw.db, {
         merchantId: m.merchantId,
-        url: `https://hooks.example/r${i}`,
+        url,
         orderKey: `record-${i}`,
         due: now,
         attempts: 1,
@@ -53,12 +56,12 @@ it('logs each attempt and settles each delivery as alone, when concurrent record
           deliveryId: id,
           eventId: eventOf.get(id)!,
           at: now,
-          url: `https://hooks.example/r${i}`,
-          statusCode: i % 3 === 0 ? 200 : i % 3 === 1 ? 503 : 410,
-          durationMs: 10 + i,
-          error: i % 3 === 0 ? null : `WEBHOOK_DELIVERY_FAILED: the receiver answered ${i % 3 === 1 ? 503 : 410}`,
+          url: cases[i].url,
+          statusCode: cases[i].statusCode,
+          durationMs: cases[i].durationMs,
+          error: cases[i].error,
         },
-        outcomes[i],
+        cases[i].outcome,
       ),
     ),
   );
@@ -81,7 +84,7 @@ it('logs each attempt and settles each delivery as alone, when concurrent record
   expect(
     deliveries.map((d) => [d.status, d.completed_at?.getTime() ?? null, d.next_attempt_at.getTime(), d.locked_until]),
   ).toEqual(
-    outcomes.map((o) =>
+    cases.map(({ outcome: o }) =>
       o.status === 'pending'
         ? ['pending', null, o.nextAttemptAt.getTime(), null]
         : [o.status, now.getTime(), now.getTime(), null],
@@ -100,13 +103,7 @@ it('logs each attempt and settles each delivery as alone, when concurrent record
       where delivery_id in (${sql.join(ids)}) order by delivery_id`.execute(gw.db)
   ).rows;
   expect(attempts.map((a) => [Number(a.delivery_id), Number(a.event_id), a.status_code, a.duration_ms, a.url])).toEqual(
-    ids.map((id, i) => [
-      id,
-      eventOf.get(id),
-      i % 3 === 0 ? 200 : i % 3 === 1 ? 503 : 410,
-      10 + i,
-      `https://hooks.example/r${i}`,
-    ]),
+    ids.map((id, i) => [id, eventOf.get(id), cases[i].statusCode, cases[i].durationMs, cases[i].url]),
   );
-  expect(attempts.map((a) => a.error === null)).toEqual(ids.map((_, i) => i % 3 === 0));
+  expect(attempts.map((a) => a.error === null)).toEqual(cases.map((c) => c.statusCode === 200));
 });

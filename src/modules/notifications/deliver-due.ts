@@ -58,22 +58,24 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
   // is, the delivery stays locked, so no claim takes it again nor a later event of its payment.
   const start = (delivery: Claimed) => {
     places.taken(delivery.endpoint);
-    let sent: Sent | undefined;
-    const freePlace = () => {
-      places.released(delivery.endpoint, sent?.result.error === null, backlogged.has(delivery.endpoint));
-      if (open && (allTaken || backlogged.has(delivery.endpoint))) claimMore();
+    const freePlace = (answered: boolean) => {
+      const more = backlogged.has(delivery.endpoint);
+      places.released(delivery.endpoint, answered, more);
+      if (open && (allTaken || more)) claimMore();
     };
     // A failure here (the store, not the receiver) leaves the claim to expire and the delivery to be retried.
     const work: Promise<void> = sendOne(ctx, delivery)
-      .then((result) => {
-        sent = result;
-        freePlace();
-        return recordOutcome(ctx, delivery, result);
-      })
-      .catch((error: unknown) => {
-        if (sent === undefined) freePlace();
-        ctx.logger.error({ err: error, deliveryId: delivery.id }, 'delivery failed');
-      })
+      .then(
+        (sent) => {
+          freePlace(sent.result.error === null);
+          return recordOutcome(ctx, delivery, sent);
+        },
+        (error: unknown) => {
+          freePlace(false);
+          throw error;
+        },
+      )
+      .catch((error: unknown) => ctx.logger.error({ err: error, deliveryId: delivery.id }, 'delivery failed'))
       .finally(() => underWay.delete(work));
     underWay.add(work);
   };
