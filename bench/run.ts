@@ -295,9 +295,10 @@ async function runGatewayRound(
     };
     log(`  ${store.kind}: warm-up ${WARMUP} s`);
     const warm = await pay(WARMUP, Math.max(CONNECTIONS * 4, Math.round(WARMUP * 1500)));
-    // Enough requests for the measured run at the warmed-up rate with room to speed up; if they
-    // run out anyway the run ends early and the report says so.
-    const supply = Math.min(100_000, Math.ceil(Math.max(warm.perSecond, 200) * DURATION * 1.5) + 1000);
+    // Enough requests for the measured run at the warmed-up rate with room to speed up (a gateway runs at
+    // twice its warm-up's rate once its code is compiled); if they run out anyway the run ends early, its
+    // rate is over the time to its last answer, and the report says so.
+    const supply = Math.min(100_000, Math.ceil(Math.max(warm.perSecond, 200) * DURATION * 3) + 1000);
     log(
       `  ${store.kind}: warm-up ${Math.round(warm.perSecond)}/s; creating ${supply} payment requests, then ${DURATION} s measured`,
     );
