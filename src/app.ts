@@ -15,7 +15,7 @@ import { openApi } from './http/openapi.js';
 import { rateLimits } from './http/rate-limit.js';
 import { sandboxPages } from './http/sandbox-pages.js';
 import { syncHook } from './http/sync-hook.js';
-import { headersWithoutHooks, requireHttps, securityHeaders } from './http/transport.js';
+import { answerHeaders, requireHttps, securityHeaders } from './http/transport.js';
 import { ignoreUnknownBodyFields, validatorCompiler } from './http/validation.js';
 import {
   checkApiVersion,
@@ -84,7 +84,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     // A URL the router cannot even decode (bad percent-encoding, an over-long path segment) still gets
     // our headers, error shape and log line: Fastify runs no hooks for these.
     frameworkErrors: (error, request, reply) => {
-      headersWithoutHooks(request, reply);
+      answerHeaders(request, reply);
       reply.raw.once('finish', () => logRequest(request, reply));
       sendError(request, reply, toAppError(error, request));
     },

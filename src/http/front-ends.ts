@@ -91,7 +91,7 @@ function checkoutPageHeaders(reply: FastifyReply, frameAncestors: string[]): voi
     `${OWN_ASSETS_ONLY}; frame-ancestors ${frameAncestors.join(' ') || "'none'"}`,
   );
   // X-Frame-Options cannot name origins; frame-ancestors supersedes it.
-  reply.raw.removeHeader('X-Frame-Options');
+  reply.removeHeader('X-Frame-Options');
   // Merchants' pages load embed.js and frame the page from their own origins.
   reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
 }

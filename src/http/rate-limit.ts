@@ -7,7 +7,6 @@ import type { Clock } from '../lib/clock.js';
 import { hmacHex } from '../lib/crypto.js';
 import { normalizeEmail } from '../modules/merchants/create-merchant.js';
 import { MemoryStore, RedisStore, windowStore } from './rate-limit-store.js';
-import { syncSendHook } from './sync-hook.js';
 import { isProbe } from './versioning.js';
 
 /**
@@ -28,8 +27,9 @@ import { isProbe } from './versioning.js';
  *   RateLimit-Policy: "default";q=6000;w=60     quota q per window w seconds
  *   RateLimit: "default";r=5999;t=42             r left, t seconds until the window resets
  * plus Retry-After on a 429 (AppError's retryAfterSeconds, as on every answer that says when to retry).
- * The plugin speaks an older draft (RateLimit-Limit/-Remaining/-Reset); an onSend hook rewrites those
- * into the structured pair, which is the one rule kept as our code.
+ * The plugin counts (`createRateLimit`: the key, the store, the window, the verdict) and our hook answers:
+ * the plugin's own hook speaks an older draft (RateLimit-Limit/-Remaining/-Reset), which rewriting on
+ * every answer cost more than the count itself (docs/performance.md, "The ping's headers").
  */
 const POLICY_NAME = 'default';
 const LOGIN_ROUTE = 'POST /auth/login';
@@ -73,39 +73,46 @@ export async function rateLimits(
     );
     return `login:${account}:${request.ip}`;
   };
-  // Before the plugin's own onRoute hook: the routes whose limit differs say so in their config.
-  app.addHook('onRoute', (route: RouteOptions) => {
-    if (isProbe(route.url)) route.config = { ...route.config, rateLimit: false };
-    // The sign-in needs the e-mail from the body, so it is counted after parsing.
-    if (`${String(route.method)} ${route.url}` === LOGIN_ROUTE)
-      route.config = { ...route.config, rateLimit: { hook: 'preValidation', keyGenerator: loginKey } };
-  });
-
   await app.register(fastifyRateLimit, {
+    // No hooks of the plugin's own: limitedBy below runs its count on the routes.
+    global: false,
     max,
     timeWindow: windowSeconds * 1000,
     store: windowStore(counters, clock, logger),
     keyGenerator: partitionOf,
     skipOnError: true,
-    enableDraftSpec: true,
-    addHeaders: { 'retry-after': false },
-    errorResponseBuilder: (_request, context) => {
-      const retryAfter = Math.ceil(context.ttl / 1000);
-      return new AppError(
+  });
+  const limitedBy = (count: RateLimitCount) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const verdict = await count(request);
+    if (verdict.isAllowed) return;
+    // A window of 0 only comes from a counter store that failed: the request is served unlimited, without headers.
+    if (verdict.ttlInSeconds === 0) return;
+    reply.header('RateLimit-Policy', `"${POLICY_NAME}";q=${max};w=${windowSeconds}`);
+    reply.header('RateLimit', `"${POLICY_NAME}";r=${verdict.remaining};t=${verdict.ttlInSeconds}`);
+    if (verdict.isExceeded) {
+      const retryAfter = verdict.ttlInSeconds;
+      throw new AppError(
         'RATE_LIMIT_EXCEEDED',
         `Rate limit of ${max} requests per ${windowSeconds} seconds exceeded; retry after ${retryAfter} seconds`,
         { details: { limit: max, window: windowSeconds, retryAfter }, retryAfterSeconds: retryAfter },
       );
-    },
+    }
+  };
+  const limited = limitedBy(app.createRateLimit());
+  // The sign-in needs the e-mail from the body, so it is counted after parsing.
+  const loginLimited = limitedBy(app.createRateLimit({ keyGenerator: loginKey }));
+  // Each route counts once, after the credential check (app hooks run before route hooks); probes are exempt.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (isProbe(route.url)) return;
+    const login = `${String(route.method)} ${route.url}` === LOGIN_ROUTE;
+    const hook = login ? 'preValidation' : 'onRequest';
+    const before = route[hook] ?? [];
+    route[hook] = [...(Array.isArray(before) ? before : [before]), login ? loginLimited : limited];
   });
-  app.addHook(
-    'onSend',
-    syncSendHook((_request, reply) => structuredHeaders(reply, windowSeconds)),
-  );
-
-  const limit = app.rateLimit();
-  return async (request, reply) => void (await limit.call(app, request, reply));
+  return limited;
 }
+
+type RateLimitCount = ReturnType<App['createRateLimit']>;
 
 /** Whose quota a request spends: the authenticated caller's, else its client address's. */
 function partitionOf(request: FastifyRequest): string {
@@ -122,17 +129,4 @@ function partitionOf(request: FastifyRequest): string {
     default:
       return `ip:${request.ip}`;
   }
-}
-
-const DRAFT_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
-
-/** RateLimit-Limit/-Remaining/-Reset → RateLimit-Policy and RateLimit; none when the quota is unknown. */
-function structuredHeaders(reply: FastifyReply, windowSeconds: number): void {
-  const [limit, remaining, reset] = DRAFT_HEADERS.map((name) => reply.getHeader(name));
-  if (limit === undefined) return;
-  for (const name of DRAFT_HEADERS) reply.removeHeader(name);
-  // A reset of 0 only comes from a counter store that failed: the plugin served the request unlimited.
-  if (Number(reset) === 0) return;
-  reply.header('RateLimit-Policy', `"${POLICY_NAME}";q=${String(limit)};w=${windowSeconds}`);
-  reply.header('RateLimit', `"${POLICY_NAME}";r=${String(remaining)};t=${String(reset)}`);
 }

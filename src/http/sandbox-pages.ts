@@ -38,7 +38,7 @@ export async function sandboxPages(app: App, sandboxUrl: string): Promise<void> 
       // A challenge runs inside the frame that asked for it (the hosted checkout in a merchant's page), as
       // 3-D Secure 2 challenges do: any page may frame it. Its own inline style; nothing else loads.
       reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors *");
-      reply.raw.removeHeader('X-Frame-Options');
+      reply.removeHeader('X-Frame-Options');
       return reply
         .code(answer.status)
         .type(answer.headers.get('content-type') ?? 'text/html; charset=utf-8')

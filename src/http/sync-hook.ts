@@ -14,14 +14,6 @@ export function syncHook(work: (request: FastifyRequest, reply: FastifyReply) =>
 
 type SendDone<T> = (error: Error | null, payload?: T) => void;
 
-/** The same for onSend, which passes the payload on unchanged. */
-export function syncSendHook(work: (request: FastifyRequest, reply: FastifyReply) => void) {
-  return <T>(request: FastifyRequest, reply: FastifyReply, payload: T, done: SendDone<T>) => {
-    work(request, reply);
-    done(null, payload);
-  };
-}
-
 /**
  * An onSend hook with asynchronous work for only some answers (an idempotency claim to store, a
  * deprecation to report): the others pass without a promise. The payload goes on unchanged.

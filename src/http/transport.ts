@@ -1,4 +1,5 @@
 import helmet from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../context.js';
 import type { Config } from '../config.js';
@@ -26,35 +27,45 @@ const API_CSP = { defaultSrc: ["'none'"], frameAncestors: ["'none'"] };
  * Security headers with helmet on every answer (errors, 404s and 503s too: it runs in
  * onRequest): nosniff, no-referrer, X-Frame-Options DENY, the API's CSP, the cross-origin policies.
  * A page with its own needs (the checkout page, /docs) replaces the CSP on its own routes.
- * HSTS and the per-request headers stay ours (requestHeaders below): helmet cannot send HSTS only
+ * HSTS and the per-request headers stay ours (answerHeaders below): helmet cannot send HSTS only
  * over TLS, and the request id and no-store are not security headers in its sense.
  */
 export async function securityHeaders(app: App): Promise<void> {
-  // helmet's middleware, built once (@fastify/helmet builds a new one, parsing the CSP, per request).
-  app.addHook('onRequest', (request, reply, done) =>
-    applyHelmet(request.raw, reply.raw, (error) => {
-      if (error) return done(error as Error);
-      requestHeaders(request, reply);
-      done();
-    }),
-  );
+  app.addHook('onRequest', syncHook(answerHeaders));
 }
 
-const applyHelmet = helmet({
-  contentSecurityPolicy: { useDefaults: false, directives: API_CSP },
-  frameguard: { action: 'deny' },
-  referrerPolicy: { policy: 'no-referrer' },
-  strictTransportSecurity: false,
-});
+/**
+ * helmet's headers for the API's policy, asked of helmet once. They are the same for every answer (the
+ * policy has no nonce, nothing depends on the request), so each answer gets them through Fastify's reply
+ * with its other headers rather than by running helmet's eleven middlewares on the raw response: Node then
+ * checks and writes all of them in one pass (docs/performance.md, "The ping's headers").
+ */
+const HELMET_HEADERS: Readonly<Record<string, string>> = headersSetBy(
+  helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: API_CSP },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: false,
+  }),
+);
 
-/** For answers Fastify gives without running hooks (a URL it cannot decode): the same headers. */
-export function headersWithoutHooks(request: FastifyRequest, reply: FastifyReply): void {
-  applyHelmet(request.raw, reply.raw, () => {});
-  requestHeaders(request, reply);
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+function headersSetBy(middleware: Middleware): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = String(value)),
+    removeHeader: (name: string) => void delete headers[name.toLowerCase()],
+  };
+  middleware({} as IncomingMessage, response as unknown as ServerResponse, (error) => {
+    if (error) throw error as Error;
+  });
+  return headers;
 }
 
-/** Headers of every answer that are not helmet's; also called where Fastify runs no hooks. */
-function requestHeaders(request: FastifyRequest, reply: FastifyReply): void {
+/** Headers of every answer: helmet's, and ours; also called for answers Fastify gives without running hooks (a URL it cannot decode). */
+export function answerHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.headers(HELMET_HEADERS);
   reply.header('X-Request-Id', request.id);
   // API answers carry credentials and payment data; cacheable pages and files set their own.
   reply.header('Cache-Control', 'no-store');
