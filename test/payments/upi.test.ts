@@ -11,7 +11,12 @@ beforeAll(async () => {
 
 const upi = (upiId: string) => ({ ...payer, upiId, amount: 10.5, unit: 'EUR' });
 
-async function collect(upiId: string, headers?: Record<string, string>, merchant = m) {
+// The payer's answer follows the PSP's at once; held back a moment so a busy machine cannot process it before
+// the gateway has recorded the collect as requires_action (then the collect's own answer would already be the
+// outcome, which is also right: whichever comes first settles the payment).
+const PAYER_AFTER_ANSWER = { 'x-sandbox-callback': 'late:300' };
+
+async function collect(upiId: string, headers: Record<string, string> = PAYER_AFTER_ANSWER, merchant = m) {
   const id = await createRequest(gw, merchant);
   const res = await gw.call('POST', `/payments/h2h/${id}`, { apiKey: merchant.apiKey, body: upi(upiId), headers });
   return { id, res };
