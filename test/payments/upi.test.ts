@@ -146,6 +146,45 @@ describe('UPI callbacks replayed and reordered', () => {
     expect(await read(res.body.paymentId)).toMatchObject({ status: 'succeeded', failure: null });
   });
 
+  it("the payer's answer before the PSP's: it settles the payment, and the collect's own answer is that outcome", async () => {
+    // The PSP holds its answer back a second (its own callback a minute); the payer's failure is delivered meanwhile.
+    const id = await createRequest(gw, m);
+    const answer = gw.call('POST', `/payments/h2h/${id}`, {
+      apiKey: m.apiKey,
+      body: upi('success@upi'),
+      headers: { 'x-sandbox-hang-ms': '1000', 'x-sandbox-callback': 'late:60000' },
+    });
+    let pending: { paymentId: number; status: string } | undefined;
+    while (!pending) {
+      const attempts = await gw.call('GET', `/payments?paymentRequestId=${id}`, { apiKey: m.apiKey });
+      pending = attempts.body.data[0];
+    }
+    expect(pending.status).toBe('pending');
+    const failed = await deliver({
+      eventId: 'evt_upi_before_answer',
+      transactionId: 'upi_unknown_yet',
+      status: 'failed',
+      amount: 1050,
+      currency: 'EUR',
+      timestamp: new Date().toISOString(),
+      providerData: {
+        reference: `pay_${pending.paymentId}`,
+        upiResponse: 'U16',
+        declineReason: 'risk threshold exceeded',
+      },
+    });
+    expect(failed.status).toBe(200);
+    await gw.runJobs();
+    const res = await answer;
+    expect(res.status, res.text).toBe(402);
+    expect(res.body).toMatchObject({ error: 'UPI_TRANSACTION_FAILED', paymentId: pending.paymentId });
+    expect(await read(pending.paymentId)).toMatchObject({
+      status: 'failed',
+      failure: { details: { upiResponse: 'U16' } },
+    });
+    expect(await statusOf(id)).toMatchObject({ status: 'open' });
+  });
+
   it('outcomes out of order: the first one settles the payment, a contrary later one changes nothing', async () => {
     // The PSP's own callback is held back a minute (X-Sandbox-Callback: late); these two arrive first.
     const { res } = await collect('success@upi', { 'x-sandbox-callback': 'late:60000' });
