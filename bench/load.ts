@@ -77,7 +77,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           ok,
           errors: result.non2xx + result.errors + result.timeouts + unwanted,
           seconds,
-          exhausted: options.amount !== undefined && seconds < options.durationSeconds - 0.5,
+          exhausted: ranOut && seconds < options.durationSeconds - 0.5,
         });
       },
     );
