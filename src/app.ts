@@ -85,7 +85,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     // our headers, error shape and log line: Fastify runs no hooks for these.
     frameworkErrors: (error, request, reply) => {
       answerHeaders(request, reply);
-      reply.raw.once('finish', () => logRequest(request, reply));
+      reply.raw.once('finish', () => logRequest(request, reply, request.routeOptions.url));
       sendError(request, reply, toAppError(error, request));
     },
     ...(config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {}),
@@ -170,13 +170,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook(
     'onResponse',
     syncHook((request, reply) => {
-      logRequest(request, reply);
-      ctx.metrics.observeRequest(
-        request.method,
-        request.routeOptions.url ?? 'unmatched',
-        reply.statusCode,
-        reply.elapsedTime / 1000,
-      );
+      // Read once: Fastify builds a new object of the route's options on every read.
+      const route = request.routeOptions.url;
+      logRequest(request, reply, route);
+      ctx.metrics.observeRequest(request.method, route ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     }),
   );
   app.addHook('onSend', reportDeprecatedVersion(ctx));
@@ -224,12 +221,16 @@ function vaultKeys(secrets: Secrets) {
   return { current, previous, fingerprintSecret: secrets.cardFingerprintSecret };
 }
 
-/** The one log line per request. */
-function logRequest(request: FastifyRequest, reply: FastifyReply): void {
+/** Levels at which the request line is written (LOG_LEVEL=info and below). */
+const REQUEST_LINE_LEVELS = new Set(['trace', 'debug', 'info']);
+
+/** The one log line per request; its fields are gathered only when the line will be written. */
+function logRequest(request: FastifyRequest, reply: FastifyReply, route: string | undefined): void {
+  if (!REQUEST_LINE_LEVELS.has(request.log.level)) return;
   request.log.info(
     {
       method: request.method,
-      route: request.routeOptions.url ?? null,
+      route: route ?? null,
       url: request.originalUrl.split('?')[0],
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 10) / 10,

@@ -150,3 +150,37 @@ it('a stopping gateway closes an idle kept-alive connection at once rather than 
     agent.destroy();
   }
 });
+
+it('answers 503 SERVICE_UNAVAILABLE when the heap is over its limit, and logs which limit refused it', async () => {
+  // A limit of one byte: any heap is over it once the first sample is taken; the loop-delay limit is off.
+  const own = await startTestGateway({
+    http: { loadLimits: { maxEventLoopDelayMs: 0, maxHeapUsedBytes: 1, sampleIntervalMs: 100 } },
+  });
+  try {
+    const refused = await vi.waitFor(
+      async () => {
+        const res = await own.call('GET', '/healthz');
+        expect(res.status).toBe(503);
+        return res;
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    expectErrorGuide(refused, 'SERVICE_UNAVAILABLE');
+    expect(refused.body.message).toContain('heapUsedBytes');
+    expect(refused.headers.get('retry-after')).toBe('5');
+    const lines = own
+      .logs()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'load shedding: request refused',
+        pressure: 'heapUsedBytes',
+        reqId: refused.headers.get('x-request-id'),
+      }),
+    );
+  } finally {
+    await own.close();
+  }
+});
