@@ -67,10 +67,25 @@ const pgTypes = {
     oid === 20 ? (value: string) => Number(value) : (pg.types.getTypeParser(oid, format) as (value: string) => unknown),
 };
 
+/**
+ * The gateway's sessions run without JIT compilation: PostgreSQL compiles a statement whose estimated cost
+ * passes `jit_above_cost`, and the estimate of a statement that reads a few rows can pass it when the
+ * tables' statistics say many rows might match. The delivery claim did so in half the bench's runs: ~23 ms
+ * a claim, all of it compiling, against ~1 ms, and a merchant's notifications seconds late at peak
+ * (docs/performance.md, "JIT compiling the delivery claim"). Nothing the gateway runs reads enough rows for
+ * compiled expressions to pay. Sent as a startup option, ahead of the URL's own `options` (which win); a
+ * PgBouncer that ignores `options` leaves the server's setting (docs/scaling.md).
+ */
+function withoutJit(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', ['-c jit=off', url.searchParams.get('options')].filter(Boolean).join(' '));
+  return url.toString();
+}
+
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
+      connectionString: withoutJit(options.databaseUrl),
       max: options.poolSize ?? 10,
       types: pgTypes,
       // Transaction-pooling friendly: no session state is relied on between transactions.
