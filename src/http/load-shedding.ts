@@ -51,9 +51,9 @@ export async function loadShedding(app: App, limits: LoadLimits = DEFAULT_LOAD_L
     const sample = app.memoryUsage();
     // A limit of 0 is no limit (tests switch one off so).
     if (limits.maxEventLoopDelayMs > 0 && sample.eventLoopDelay > limits.maxEventLoopDelayMs)
-      return { type: 'eventLoopDelay', value: sample.eventLoopDelay };
+      return { type: underPressure.TYPE_EVENT_LOOP_DELAY, value: sample.eventLoopDelay };
     if (limits.maxHeapUsedBytes > 0 && sample.heapUsed > limits.maxHeapUsedBytes)
-      return { type: 'heapUsedBytes', value: sample.heapUsed };
+      return { type: underPressure.TYPE_HEAP_USED_BYTES, value: sample.heapUsed };
     return undefined;
   };
   app.addHook(

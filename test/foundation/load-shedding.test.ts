@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
-import { requestLogLines, startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
+import { logLines, requestLogLines, startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
 
 // The gateway runs in this test's process: blocking this event loop blocks the gateway's.
 let gw: TestGateway;
@@ -168,12 +168,7 @@ it('answers 503 SERVICE_UNAVAILABLE when the heap is over its limit, and logs wh
     expectErrorGuide(refused, 'SERVICE_UNAVAILABLE');
     expect(refused.body.message).toContain('heapUsedBytes');
     expect(refused.headers.get('retry-after')).toBe('5');
-    const lines = own
-      .logs()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toContainEqual(
+    expect(logLines(own)).toContainEqual(
       expect.objectContaining({
         msg: 'load shedding: request refused',
         pressure: 'heapUsedBytes',

@@ -149,11 +149,14 @@ export function useGateway(
   return useStarted(() => startTestGateway(typeof options === 'function' ? options() : options));
 }
 
-/** The access-log lines of one request (the gateway's "request" line, written once the answer has gone out). */
-export const requestLogLines = (gw: Pick<TestGateway, 'logs'>, requestId: string | null): Array<Record<string, any>> =>
+/** Every log line written so far, parsed. */
+export const logLines = (gw: Pick<TestGateway, 'logs'>): Array<Record<string, any>> =>
   gw
     .logs()
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, any>)
-    .filter((line) => line.msg === 'request' && line.reqId === requestId);
+    .map((line) => JSON.parse(line) as Record<string, any>);
+
+/** The access-log lines of one request (the gateway's "request" line, written once the answer has gone out). */
+export const requestLogLines = (gw: Pick<TestGateway, 'logs'>, requestId: string | null): Array<Record<string, any>> =>
+  logLines(gw).filter((line) => line.msg === 'request' && line.reqId === requestId);
