@@ -22,6 +22,11 @@ export interface LoadResult {
   p99: number;
   /** Mean latency (ms, from the rate: autocannon's own latencies are whole milliseconds). */
   mean: number;
+  /**
+   * One connection only: the median time from one answer to the next (ms, to the microsecond), which on
+   * a closed loop of one is a request's whole time; autocannon's own p50 is in whole milliseconds.
+   */
+  median?: number;
   ok: number;
   /** Non-2xx answers, transport errors, time-outs and unwanted 2xx answers. */
   errors: number;
@@ -45,8 +50,11 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
   // When the supply runs out, autocannon reports its end only at its next one-second tick: the rate is
   // taken up to the last answer instead, or a run that ran out after 6.1 s would count 7.
   let lastAnswer = 0n;
+  const gaps: number[] = [];
   request.onResponse = (status, body) => {
-    lastAnswer = process.hrtime.bigint();
+    const now = process.hrtime.bigint();
+    if (options.connections === 1 && lastAnswer > 0n) gaps.push(Number(now - lastAnswer) / 1e6);
+    lastAnswer = now;
     if (options.isFailure && status < 300 && options.isFailure(body)) unwanted++;
   };
   return new Promise((resolve, reject) => {
@@ -74,6 +82,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           // Little's law for a closed loop (each connection sends again when answered): exact to the
           // microsecond, where autocannon's own mean comes from whole-millisecond latencies.
           mean: (options.connections * seconds * 1000) / Math.max(1, result['2xx'] + result.non2xx + result.errors),
+          ...(gaps.length > 0 ? { median: median(gaps) } : {}),
           ok,
           errors: result.non2xx + result.errors + result.timeouts + unwanted,
           seconds,
@@ -83,4 +92,10 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     );
     if (options.amount) timer = setTimeout(() => instance.stop(), options.durationSeconds * 1000);
   });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
