@@ -110,6 +110,7 @@ class PGliteDriver implements Driver {
     await this.queue;
     await this.walSync?.settled().catch(() => {});
     if (!this.pglite.closed) await this.pglite.close();
+    this.walSync?.close();
   }
 }
 

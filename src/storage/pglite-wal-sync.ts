@@ -26,6 +26,8 @@ export interface WalSync {
   settled(): Promise<void>;
   /** Set once a flush failed: nothing acknowledged after that could be trusted to be durable. */
   failure(): Error | undefined;
+  /** Closes the flushes' own descriptors of WAL segments; once the store is closed and settled. */
+  close(): void;
 }
 
 /** What PGlite exposes of its Emscripten file system (not part of its typed API). */
@@ -88,6 +90,17 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
   let running: Promise<void> | undefined;
   let next: Promise<void> | undefined;
   let failed: Error | undefined;
+  /**
+   * The background flushes' own descriptors of the WAL segments, opened once a segment: a flush is then
+   * one call on libuv's thread pool (fdatasync) instead of three (open, fdatasync, close), each a hand-off
+   * to a pool thread and back that a one-at-a-time payment waits for twice. A segment's descriptor is
+   * retired when PostgreSQL closes the segment (before it recycles or removes it), and closed once no
+   * flush can be using it.
+   */
+  const descriptors = new Map<string, number>();
+  const retired: number[] = [];
+  // Closing a descriptor opened only to read costs no flush: done on the spot.
+  const closeRetired = () => retired.splice(0).forEach((fd) => fs.closeSync(fd));
 
   const fail = (error: unknown): Error =>
     (failed ??= new Error(
@@ -117,6 +130,25 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
     onDisk(() => paths.forEach((path) => syncToDisk(path, 'data')));
   };
 
+  /** A segment's descriptor for the flush of `paths`; none if the segment is gone or the flush was overtaken. */
+  const openSegment = async (path: string, paths: Set<string>): Promise<number | undefined> => {
+    // Gone means recycled or removed, which PostgreSQL does only to a segment it has closed, and
+    // closing one flushes it first (below).
+    const fd = await callback<number>((done) => fs.open(path, 'r', done)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (fd === undefined) return undefined;
+    // A flush on the spot synced everything while the file was opening, perhaps because PostgreSQL
+    // closed this very segment: no descriptor is kept for a segment that may be closed.
+    if (inFlight !== paths) {
+      fs.closeSync(fd);
+      return undefined;
+    }
+    descriptors.set(path, fd);
+    return fd;
+  };
+
   const flushInBackground = async (): Promise<void> => {
     const paths = written;
     inFlight = paths;
@@ -124,21 +156,12 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
     try {
       for (const path of paths) {
         if (inFlight !== paths) break; // a flush on the spot (flushNow) has synced them all since
-        // Gone means recycled or removed, which PostgreSQL does only to a segment it has closed, and
-        // closing one flushes it first (below).
-        const fd = await callback<number>((done) => fs.open(path, 'r', done)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return undefined;
-          throw error;
-        });
-        if (fd === undefined) continue;
-        try {
-          await callback((done) => fs.fdatasync(fd, done));
-        } finally {
-          await callback((done) => fs.close(fd, done));
-        }
+        const fd = descriptors.get(path) ?? (await openSegment(path, paths));
+        if (fd !== undefined) await callback((done) => fs.fdatasync(fd, done));
       }
     } finally {
       if (inFlight === paths) inFlight = new Set();
+      closeRetired();
     }
   };
 
@@ -196,6 +219,12 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
     // Also keeps a file PostgreSQL renames once closed (a new segment's temporary file) out of the
     // next flush on the spot, which would not find it.
     if (written.has(path) || inFlight.has(path)) flushNow();
+    const fd = descriptors.get(path);
+    if (fd !== undefined) {
+      descriptors.delete(path);
+      retired.push(fd);
+      if (!running) closeRetired();
+    }
     close(stream);
   };
 
@@ -208,5 +237,10 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
       if (error) throw error;
     },
     failure,
+    close: () => {
+      retired.push(...descriptors.values());
+      descriptors.clear();
+      closeRetired();
+    },
   };
 }

@@ -275,3 +275,49 @@ it(
     expect(pagesWritten).toEqual([]);
   },
 );
+
+it(
+  'flushes through one descriptor of its own per WAL segment in use, and keeps none once closed',
+  opensAStore,
+  async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'durability-'));
+    const storage = await openStorage({ dataDir });
+    stores.push({ storage, dataDir });
+    await sql`create table probe (id bigserial primary key, note text not null)`.execute(storage.db);
+    const walDescriptors = () =>
+      fs
+        .readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return fs.readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return ''; // closed meanwhile (readdir's own descriptor)
+          }
+        })
+        .filter((file) => file.startsWith(dataDir) && isWal(file));
+    const opens: string[] = [];
+    const open = fs.open.bind(fs) as (...args: unknown[]) => void;
+    vi.spyOn(fs, 'open').mockImplementation(((file: string, ...rest: unknown[]) => {
+      if (isWal(String(file))) opens.push(String(file));
+      open(file, ...rest);
+    }) as typeof fs.open);
+
+    const flushes = watchBackgroundFlushes(0);
+
+    // Twenty commits one after another in one segment: twenty flushes, and the segment opened once at
+    // most (the table's creation may have opened it already).
+    for (let i = 0; i < 20; i++) await sql`insert into probe (note) values (${`commit ${i}`})`.execute(storage.db);
+    expect(flushes.filter((flush) => isWal(flush.path)).length).toBeGreaterThanOrEqual(20);
+    expect(opens.length).toBeLessThanOrEqual(1);
+    // Segment after segment: the descriptors of those PostgreSQL has closed are closed too.
+    for (let i = 0; i < 5; i++) {
+      await sql`select pg_switch_wal()`.execute(storage.db);
+      await sql`insert into probe (note) values (${`segment ${i}`})`.execute(storage.db);
+    }
+    expect(new Set(opens).size).toBeGreaterThanOrEqual(5);
+    expect(new Set(walDescriptors()).size).toBe(1);
+
+    await storage.close();
+    expect(walDescriptors()).toEqual([]);
+  },
+);

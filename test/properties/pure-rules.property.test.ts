@@ -5,6 +5,7 @@ import { stripUnknownFields } from '../../src/http/validation.js';
 import { fromMinor, minorUnit, toMinor } from '../../src/lib/money.js';
 import { checkSignature } from '../../src/modules/callbacks/signature.js';
 import { passesLuhn } from '../../src/modules/cards/card-number.js';
+import { createVault } from '../../src/modules/cards/vault.js';
 import { paymentSourcesFor, requestSourcesFor, requestStatusFor } from '../../src/modules/state-machine.js';
 import type { PaymentRequestStatus, PaymentStatus } from '../../src/storage/schema.js';
 
@@ -68,6 +69,32 @@ describe('Luhn', () => {
         expect(passesLuhn(typo)).toBe(false);
       }),
     );
+  });
+});
+
+describe('card vault', () => {
+  const vault = createVault({
+    current: { id: 'k2', key: Buffer.alloc(32, 2) },
+    previous: [{ id: 'k1', key: Buffer.alloc(32, 1) }],
+    fingerprintSecret: 'fingerprint-secret',
+  });
+
+  it('decrypts every value it encrypted, under the current key', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 64 }), (plaintext) => {
+        const { ciphertext, keyId } = vault.encrypt(plaintext);
+        expect(keyId).toBe('k2');
+        expect(vault.decrypt(ciphertext, keyId)).toBe(plaintext);
+      }),
+    );
+  });
+
+  it("gives every encryption an IV of its own, across the random pool's refills", () => {
+    // 2,000 IVs of 12 bytes draw ~6 refills of the 4 KB pool; AES-GCM must never reuse an IV under one key.
+    const ivs = Array.from({ length: 2000 }, () =>
+      Buffer.from(vault.encrypt('4242424242424242').ciphertext, 'base64').subarray(0, 12).toString('hex'),
+    );
+    expect(new Set(ivs).size).toBe(ivs.length);
   });
 });
 

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { pooledRandomBytes } from '../../lib/crypto.js';
 
 export interface VaultKeys {
   /** The key new ciphertexts use. */
@@ -18,7 +19,7 @@ export function createVault(keys: VaultKeys) {
   const byId = new Map([keys.current, ...keys.previous].map((k) => [k.id, k.key]));
   return {
     encrypt(plaintext: string): { ciphertext: string; keyId: string } {
-      const iv = randomBytes(12);
+      const iv = pooledRandomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', keys.current.key, iv);
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return { ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'), keyId: keys.current.id };
