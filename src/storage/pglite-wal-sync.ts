@@ -99,8 +99,16 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
    */
   const descriptors = new Map<string, number>();
   const retired: number[] = [];
-  // Closing a descriptor opened only to read costs no flush: done on the spot.
-  const closeRetired = () => retired.splice(0).forEach((fd) => fs.closeSync(fd));
+  // Closing a descriptor opened only to read costs no flush, so it is done on the spot; it runs inside
+  // PostgreSQL's own file calls (ops.close below), where nothing may throw, and its failure loses nothing.
+  const closeRetired = () =>
+    retired.splice(0).forEach((fd) => {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // the descriptor was only ever read through
+      }
+    });
 
   const fail = (error: unknown): Error =>
     (failed ??= new Error(
