@@ -150,7 +150,7 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
     // A flush on the spot synced everything while the file was opening, perhaps because PostgreSQL
     // closed this very segment: no descriptor is kept for a segment that may be closed.
     if (inFlight !== paths) {
-      fs.closeSync(fd);
+      retired.push(fd); // closed as this flush ends
       return undefined;
     }
     descriptors.set(path, fd);
