@@ -280,16 +280,14 @@ it(
   'flushes through one descriptor of its own per WAL segment in use, and keeps none once closed',
   opensAStore,
   async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'durability-'));
-    const storage = await openStorage({ dataDir });
-    stores.push({ storage, dataDir });
-    await sql`create table probe (id bigserial primary key, note text not null)`.execute(storage.db);
+    await openOnDisk(); // a store of its own: it is closed at the end
+    const { storage, dataDir } = stores.at(-1)!;
     const walDescriptors = () =>
       fs
         .readdirSync('/proc/self/fd')
         .map((fd) => {
           try {
-            return fs.readlinkSync(`/proc/self/fd/${fd}`);
+            return pathOfFd(Number(fd));
           } catch {
             return ''; // closed meanwhile (readdir's own descriptor)
           }
