@@ -7,8 +7,8 @@ type Db = Kysely<Database>;
 /**
  * The embedded store's autovacuum. PGlite runs PostgreSQL as a single backend without autovacuum
  * workers, so nothing else would reclaim dead rows, give the planner statistics (`reltuples` stays −1
- * on a table never analyzed) or freeze old transaction ids. This does what autovacuum would, with
- * its default thresholds, one table per call: the store runs on the gateway's own thread, and one table
+ * on a table never analyzed) or freeze old transaction ids. This does what autovacuum would, by its
+ * rules and with the store's settings for them, one table per call: the store runs on the gateway's own thread, and one table
  * at a time keeps each pause short (measured in docs/performance.md, "The embedded store's upkeep").
  * A PostgreSQL server does this itself.
  */
@@ -16,14 +16,16 @@ type Db = Kysely<Database>;
 /** How often the background loop looks; after a call that maintained a table, the loop's next pass calls again. */
 export const UPKEEP_EVERY_MS = 60_000;
 
-// PostgreSQL's autovacuum defaults: a table is vacuumed once its dead rows pass 50 + 20 % of its rows, or
-// its inserts since the last vacuum 1,000 + 20 % (insert-only tables need it for the visibility map and
-// freezing), or its oldest unfrozen transaction id is 150 million old (vacuum_freeze_table_age: such a
-// vacuum freezes the whole table); analyzed once its changes since the last analyze pass 50 + 10 %.
-const DEAD = { base: 50, share: 0.2 };
-const INSERTED = { base: 1000, share: 0.2 };
-const CHANGED = { base: 50, share: 0.1 };
-const FREEZE_AGE = 150_000_000;
+// Autovacuum's own rules, with the server's settings (PostgreSQL's defaults unless changed): a table is
+// vacuumed once its dead rows pass autovacuum_vacuum_threshold + _scale_factor of its rows (50 + 20 %), or
+// its inserts since the last vacuum autovacuum_vacuum_insert_threshold + _scale_factor (1,000 + 20 %:
+// insert-only tables need it for the visibility map and freezing), or its oldest unfrozen transaction id
+// is older than vacuum_freeze_table_age (150 million: such a vacuum is aggressive, it freezes the whole
+// table); analyzed once its changes since the last analyze pass autovacuum_analyze_threshold +
+// _scale_factor (50 + 10 %).
+const DEAD = 'autovacuum_vacuum';
+const INSERTED = 'autovacuum_vacuum_insert';
+const CHANGED = 'autovacuum_analyze';
 
 export interface UpkeepDone {
   table: string;
@@ -49,13 +51,14 @@ interface Due {
  * analyzed (reltuples −1) is analyzed whatever its counters say.
  */
 async function mostDue(db: Db): Promise<Due | undefined> {
-  const over = (count: string, t: { base: number; share: number }) =>
-    sql`${sql.ref(count)}::float8 / (${t.base} + ${t.share} * greatest(c.reltuples, 0))`;
+  const setting = (name: string) => sql`current_setting(${name})::float8`;
+  const over = (count: string, rule: string) =>
+    sql`${sql.ref(count)}::float8 / (${setting(`${rule}_threshold`)} + ${setting(`${rule}_scale_factor`)} * greatest(c.reltuples, 0))`;
   const { rows } = await sql<Due>`
     select table_name as "table", dead > 1 or inserted > 1 or old_xids as "vacuum", changed > 1 or never_analyzed as "analyze"
     from (
       select s.relname as table_name, ${over('s.n_dead_tup', DEAD)} as dead, ${over('s.n_ins_since_vacuum', INSERTED)} as inserted,
-        ${over('s.n_mod_since_analyze', CHANGED)} as changed, age(c.relfrozenxid) > ${FREEZE_AGE} as old_xids,
+        ${over('s.n_mod_since_analyze', CHANGED)} as changed, age(c.relfrozenxid) > ${setting('vacuum_freeze_table_age')} as old_xids,
         c.reltuples < 0 and pg_relation_size(c.oid) > 0 as never_analyzed
       from pg_stat_user_tables s join pg_class c on c.oid = s.relid
       where s.schemaname = 'public'

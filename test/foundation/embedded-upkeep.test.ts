@@ -84,6 +84,35 @@ it('analyzes a table that was never analyzed as soon as it has rows, however few
   expect((await statsOf('few')).reltuples).toBe(10);
 });
 
+it('vacuums, freezing it, a quiet table whose oldest transaction id has passed vacuum_freeze_table_age', async () => {
+  await sql`create table quiet (id int primary key)`.execute(storage.db);
+  await sql`insert into quiet values (1)`.execute(storage.db);
+  await countersShow('quiet', (s) => s.inserted >= 1);
+  await upkeepUntilQuiet(); // analyzed: it was never analyzed
+  const age = async () =>
+    (
+      await sql<{ age: number }>`select age(relfrozenxid) as age from pg_class where relname = 'quiet'`.execute(
+        storage.db,
+      )
+    ).rows[0].age;
+  // PostgreSQL's threshold is 150 million transactions; lowered for this session (the store has one), and
+  // with rows frozen however young, so the vacuum can move the table's oldest transaction id to now.
+  await sql`set vacuum_freeze_table_age = 1000`.execute(storage.db);
+  await sql`set vacuum_freeze_min_age = 0`.execute(storage.db);
+  try {
+    for (let i = 0; i < 1100; i++) await sql`select pg_current_xact_id()`.execute(storage.db);
+    expect(await age()).toBeGreaterThan(1000);
+    // No dead rows, one insert, no changes since its analyze: only the transaction ids' age makes it due.
+    expect(await upkeepUntilQuiet()).toContainEqual(
+      expect.objectContaining({ table: 'quiet', vacuumed: true, analyzed: false }),
+    );
+    expect(await age()).toBeLessThan(100);
+  } finally {
+    await sql`reset vacuum_freeze_table_age`.execute(storage.db);
+    await sql`reset vacuum_freeze_min_age`.execute(storage.db);
+  }
+});
+
 it('is not offered on a PostgreSQL server, whose autovacuum does this', async () => {
   const server = await openStorage({ databaseUrl: await freshPostgresDatabaseUrl(), dataDir: '' });
   try {
