@@ -93,7 +93,7 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
   /**
    * The background flushes' own descriptors of the WAL segments, opened once a segment: a flush is then
    * one call on libuv's thread pool (fdatasync) instead of three (open, fdatasync, close), each a hand-off
-   * to a pool thread and back that a one-at-a-time payment waits for twice. A segment's descriptor is
+   * to a pool thread and back that a one-at-a-time payment waits for twice. A flush on the spot uses them too. A segment's descriptor is
    * retired when PostgreSQL closes the segment (before it recycles or removes it), and closed once no
    * flush can be using it.
    */
@@ -135,7 +135,13 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
     const paths = new Set([...inFlight, ...written]);
     written = new Set();
     inFlight = new Set(); // on disk once this returns, whenever the background flush ends
-    onDisk(() => paths.forEach((path) => syncToDisk(path, 'data')));
+    onDisk(() =>
+      paths.forEach((path) => {
+        const fd = descriptors.get(path);
+        if (fd === undefined) syncToDisk(path, 'data');
+        else fs.fdatasyncSync(fd);
+      }),
+    );
   };
 
   /** A segment's descriptor for the flush of `paths`; none if the segment is gone or the flush was overtaken. */

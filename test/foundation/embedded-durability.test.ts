@@ -319,3 +319,32 @@ it(
     expect(walDescriptors()).toEqual([]);
   },
 );
+
+it(
+  'flushes on the spot through the same descriptor as in the background, without opening the segment again',
+  opensAStore,
+  async () => {
+    const db = await openOnDisk(); // its creation flushed, so its WAL segment has a descriptor of the flushes'
+    await sql`insert into probe (note) values ('first')`.execute(db);
+    // Background flushes take long here, so the checkpoint's page writes come while one is under way and
+    // must flush that WAL on the spot first.
+    watchBackgroundFlushes(1_000);
+    const opened: string[] = [];
+    const openSync = fs.openSync.bind(fs) as (...args: unknown[]) => number;
+    vi.spyOn(fs, 'openSync').mockImplementation(((file: string, ...rest: unknown[]) => {
+      if (isWal(String(file))) opened.push(String(file));
+      return openSync(file, ...rest);
+    }) as typeof fs.openSync);
+    const flushedOnTheSpot: string[] = [];
+    const fdatasyncSync = fs.fdatasyncSync.bind(fs);
+    vi.spyOn(fs, 'fdatasyncSync').mockImplementation((fd: number) => {
+      if (isWal(pathOfFd(fd))) flushedOnTheSpot.push(pathOfFd(fd));
+      fdatasyncSync(fd);
+    });
+
+    await Promise.all([sql`insert into probe (note) values ('second')`.execute(db), sql`checkpoint`.execute(db)]);
+
+    expect(flushedOnTheSpot.length).toBeGreaterThan(0);
+    expect(opened).toEqual([]);
+  },
+);
