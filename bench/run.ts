@@ -378,7 +378,8 @@ async function runGatewayRound(
     };
     log(`  ${store.kind}: authenticated GET /ping with the key cache, then without it`);
     const pingCached = await ping(apiKey, { gateway: gateway.process.pid! });
-    await gateway.stop();
+    // A profiled gateway writes its profile as it exits, which takes longer than a stop's usual grace.
+    await gateway.stop(profileDir ? 120_000 : undefined);
     children.splice(children.indexOf(gateway), 1);
     const uncachedGateway = await startGateway({ API_KEY_CACHE: 'false' }, undefined);
     const pingUncached = await ping(await testApiKey(gatewayUrl, user), { gateway: uncachedGateway.process.pid! });
