@@ -93,9 +93,9 @@ export function installWalSync(pglite: PGlite, dataPath = '/pglite/data'): WalSy
   /**
    * The background flushes' own descriptors of the WAL segments, opened once a segment: a flush is then
    * one call on libuv's thread pool (fdatasync) instead of three (open, fdatasync, close), each a hand-off
-   * to a pool thread and back that a one-at-a-time payment waits for twice. A flush on the spot uses them too. A segment's descriptor is
-   * retired when PostgreSQL closes the segment (before it recycles or removes it), and closed once no
-   * flush can be using it.
+   * to a pool thread and back that a one-at-a-time payment waits for twice; a flush on the spot uses them
+   * too. A segment's descriptor is retired when PostgreSQL closes the segment (before it recycles or
+   * removes it), and closed once no flush can be using it.
    */
   const descriptors = new Map<string, number>();
   const retired: number[] = [];

@@ -8,8 +8,9 @@ type Db = Kysely<Database>;
  * The embedded store's autovacuum. PGlite runs PostgreSQL as a single backend without autovacuum
  * workers, so nothing else would reclaim dead rows, give the planner statistics (`reltuples` stays −1
  * on a table never analyzed) or freeze old transaction ids. This does what autovacuum would, by its
- * rules and with the store's settings for them, one table per call: the store runs on the gateway's own thread, and one table
- * at a time keeps each pause short (measured in docs/performance.md, "The embedded store's upkeep").
+ * rules and with the store's settings for them, one table per call: the store runs on the gateway's own
+ * thread, and one table at a time keeps each pause short (measured in docs/performance.md, "The
+ * embedded store's upkeep").
  * A PostgreSQL server does this itself.
  */
 
@@ -52,8 +53,10 @@ interface Due {
  */
 async function mostDue(db: Db): Promise<Due | undefined> {
   const setting = (name: string) => sql`current_setting(${name})::float8`;
-  const over = (count: string, rule: string) =>
-    sql`${sql.ref(count)}::float8 / (${setting(`${rule}_threshold`)} + ${setting(`${rule}_scale_factor`)} * greatest(c.reltuples, 0))`;
+  const over = (count: string, rule: string) => {
+    const threshold = sql`${setting(`${rule}_threshold`)} + ${setting(`${rule}_scale_factor`)} * greatest(c.reltuples, 0)`;
+    return sql`${sql.ref(count)}::float8 / (${threshold})`;
+  };
   const { rows } = await sql<Due>`
     select table_name as "table", dead > 1 or inserted > 1 or old_xids as "vacuum", changed > 1 or never_analyzed as "analyze"
     from (
