@@ -1,4 +1,5 @@
 import autocannon, { type RequestSpec } from 'autocannon';
+import { percentile } from './percentile.js';
 
 export interface LoadOptions {
   url: string;
@@ -75,6 +76,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         const ranOut = options.amount !== undefined && result['2xx'] + result.non2xx + result.errors >= options.amount;
         const seconds = Number((ranOut && lastAnswer > begin ? lastAnswer : process.hrtime.bigint()) - begin) / 1e9;
         const ok = result['2xx'] - unwanted;
+        gaps.sort((a, b) => a - b);
         resolve({
           perSecond: ok / seconds,
           p50: result.latency.p50,
@@ -82,7 +84,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           // Little's law for a closed loop (each connection sends again when answered): exact to the
           // microsecond, where autocannon's own mean comes from whole-millisecond latencies.
           mean: (options.connections * seconds * 1000) / Math.max(1, result['2xx'] + result.non2xx + result.errors),
-          ...(gaps.length > 0 ? { median: median(gaps) } : {}),
+          ...(gaps.length > 0 ? { median: percentile(gaps, 0.5) } : {}),
           ok,
           errors: result.non2xx + result.errors + result.timeouts + unwanted,
           seconds,
@@ -92,10 +94,4 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     );
     if (options.amount) timer = setTimeout(() => instance.stop(), options.durationSeconds * 1000);
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
