@@ -65,6 +65,11 @@ async function serve(
       reply.header('Cache-Control', HASHED_ASSET.test(request.url.split('?')[0]) ? IMMUTABLE : REVALIDATE);
     });
     await scope.register(fastifyStatic, { root, prefix, cacheControl: false, decorateReply: false, redirect: true });
+    // What a person types: `/panel` is the front end's address too (relative asset paths need the slash).
+    scope.get(prefix.slice(0, -1), { schema: { hide: true }, config: { auth: 'none' } }, async (request, reply) => {
+      const query = request.url.indexOf('?');
+      return reply.redirect(`${prefix}${query === -1 ? '' : request.url.slice(query)}`, 301);
+    });
     if (page)
       scope.get(
         `${prefix}${page.alias}`,

@@ -4,20 +4,27 @@ import { decimalString } from './money.js';
 
 /**
  * CSV (RFC 4180) written as a stream from keyset-paginated batches: memory stays at one batch
- * whatever the number of rows. A cell starting with = + - @ (or a tab or carriage return) is
- * prefixed with ' so a spreadsheet shows it as text instead of running it as a formula (OWASP
- * "CSV injection").
+ * whatever the number of rows.
+ *
+ * Text cells are where a payer or merchant can put a formula (OWASP "CSV injection"), so each is
+ * quoted, and a ' goes before every place a spreadsheet might start a formula: the first non-blank
+ * character (= + - @, or a tab or CR), and any = + - @ right after a separator that a spreadsheet in
+ * another locale may split on (, ; tab |), so `a;=1+2` cannot become a cell `=1+2` there.
  */
 export type Cell = string | number | boolean | null | undefined;
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
 export const EXPORT_BATCH_SIZE = 1000;
 
+const FORMULA_AT_START = /^(?:\s*[=+\-@]|[\t\r])/;
+const FORMULA_AFTER_SEPARATOR = /([,;\t|\r\n]\s*)(?=[=+\-@])/g;
+
 export function csvCell(value: Cell): string {
   if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  if (typeof value !== 'string') return String(value);
+  let text = value.replace(FORMULA_AFTER_SEPARATOR, "$1'");
+  if (FORMULA_AT_START.test(text)) text = `'${text}`;
+  return `"${text.replace(/"/g, '""')}"`;
 }
 
 export const csvLine = (cells: Cell[]) => `${cells.map(csvCell).join(',')}\r\n`;
@@ -68,5 +75,6 @@ export const CsvResponse = {
 
 export const CSV_DESCRIPTION =
   'Streams every row of the filtered list (no page size, no cursor) as an attachment. Each money column comes ' +
-  'twice: integer minor units (`…Minor`) and the decimal in major units. Text cells starting with = + - or @ ' +
-  "are prefixed with ' so spreadsheets do not run them as formulas.";
+  'twice: integer minor units (`…Minor`) and the decimal in major units. Text cells are quoted, and a text cell whose ' +
+  "first non-blank character is = + - @ (or a tab or CR) is prefixed with ', as is any = + - @ right after a , ; tab " +
+  'or | inside it, so spreadsheets do not run them as formulas.';

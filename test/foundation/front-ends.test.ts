@@ -59,6 +59,15 @@ describe('the built checkout and panel', () => {
     expect(api.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
   });
 
+  it('redirect the address a person types, without the slash, to the front end', async () => {
+    for (const path of ['/panel', '/checkout']) {
+      const res = await fetch(`${gw.url}${path}?from=bookmark`, { redirect: 'manual' });
+      expect(res.status, path).toBe(301);
+      expect(res.headers.get('location')).toBe(`${path}/?from=bookmark`);
+      expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    }
+  });
+
   it('answer a missing file with our 404', async () => {
     const res = await gw.call('GET', '/checkout/assets/missing.0000aaaa.js');
     expect(res.status).toBe(404);

