@@ -1,5 +1,7 @@
+import ipaddr from 'ipaddr.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORBIDDEN_RANGES } from '../../src/modules/notifications/target-guard.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../notifications/receiver.js';
 import { CARDS, createRequest, h2hCard, payer } from '../payments/fixtures.js';
@@ -44,6 +46,11 @@ const FORBIDDEN = [
   'http://[fc00::abcd]/hook',
   'http://[fe80::1]/hook',
   'http://[64:ff9b::7f00:1]/hook',
+  'http://[::7f00:1]/hook',
+  'http://[::a00:1]/hook',
+  'http://[::127.0.0.1]/hook',
+  'http://[2002:7f00:1::]/hook',
+  'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook',
   'http://224.0.0.1/hook',
   'https://localhost/hook',
   'https://localhost./hook',
@@ -59,6 +66,25 @@ describe('notification URLs refused when set', () => {
     });
   }
 
+  // The guard's one list, enumerated: the first and last address of every class, and each IPv4 class
+  // again as an IPv4-mapped IPv6 address.
+  for (const { cidr, what } of FORBIDDEN_RANGES) {
+    it(`${cidr} (${what}) is refused from its first to its last address`, async () => {
+      const version = cidr.includes(':') ? ipaddr.IPv6 : ipaddr.IPv4;
+      const edges = [version.networkAddressFromCIDR(cidr), version.broadcastAddressFromCIDR(cidr)].map(String);
+      const hosts =
+        version === ipaddr.IPv4 ? [...edges, ...edges.map((a) => `[::ffff:${a}]`)] : edges.map((a) => `[${a}]`);
+      for (const host of hosts) {
+        const res = await gw.call('PATCH', '/settings', {
+          apiKey: m.apiKey,
+          body: { notifyUrl: `http://${host}/hook` },
+        });
+        expect(res.status, `${host}: ${res.text}`).toBe(400);
+        expect(res.body.code).toBe('WH003');
+      }
+    });
+  }
+
   for (const url of ['file:///etc/passwd', 'gopher://shop.example/', 'ftp://shop.example/hook', 'ws://shop.example/']) {
     it(`the scheme of ${url} is refused`, async () => {
       const res = await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: url } });
@@ -68,7 +94,12 @@ describe('notification URLs refused when set', () => {
   }
 
   it('a public address or a name that does not resolve here is accepted', async () => {
-    for (const url of ['https://93.184.215.14/hook', 'https://hooks.shop.invalid/gateway']) {
+    for (const url of [
+      'https://93.184.215.14/hook',
+      'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook',
+      'https://[::ffff:93.184.215.14]/hook',
+      'https://hooks.shop.invalid/gateway',
+    ]) {
       const res = await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: url } });
       expect(res.status, res.text).toBe(200);
     }
