@@ -43,6 +43,7 @@ import * as reports from './modules/reports/index.js';
 import * as system from './modules/system/index.js';
 import * as team from './modules/team/index.js';
 import { createProcessorRegistry } from './processors/registry.js';
+import { onEffectFailure } from './storage/after-commit.js';
 import type { Storage } from './storage/db.js';
 import { UPKEEP_EVERY_MS, type UpkeepDone } from './storage/upkeep.js';
 import type { Secrets } from './storage/secrets.js';
@@ -132,6 +133,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // under way finished: the job loop stops here, before the hooks above close the clients its sends use.
   app.addHook('onClose', () => ctx.jobs.stop());
   app.decorate('ctx', ctx);
+  onEffectFailure((error) =>
+    logger.error({ err: error }, 'an after-commit effect failed; the committed answer stands'),
+  );
 
   // Set first: plugin scopes registered below (Swagger UI, the front ends) inherit it.
   app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request)));

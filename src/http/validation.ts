@@ -184,5 +184,22 @@ export const ignoreUnknownBodyFields = syncHook((request: FastifyRequest, reply:
   const schema = request.routeOptions.schema?.body as JsonSchema | undefined;
   if (!schema || request.body === undefined) return;
   const ignored = stripUnknownFields(schema, request.body);
-  if (ignored.length > 0) reply.header('X-Ignored-Fields', ignored.join(', ').slice(0, 2048));
+  if (ignored.length > 0) reply.header('X-Ignored-Fields', ignoredFieldsHeader(ignored));
 });
+
+const IGNORED_FIELDS_MAX_LENGTH = 2048;
+
+/**
+ * The names, percent-encoded: a member name is the client's text, and a header value may not hold
+ * CR, LF or characters beyond Latin-1 (Node refuses to send it, after the request's work committed).
+ * Whole names only, up to 2 KiB.
+ */
+export function ignoredFieldsHeader(names: string[]): string {
+  let value = '';
+  for (const name of names) {
+    const next = `${value}${value ? ', ' : ''}${encodeURIComponent(name)}`;
+    if (next.length > IGNORED_FIELDS_MAX_LENGTH) break;
+    value = next;
+  }
+  return value;
+}

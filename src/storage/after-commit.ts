@@ -8,15 +8,34 @@ import type { Db } from './db.js';
  */
 const effectsOf = new WeakMap<Db, Array<() => void>>();
 
-/** `db.transaction().execute(work)`, then the effects `work` registered with `afterCommit`. */
+/** Told of an effect that threw; the application sets one that logs (app.ts). */
+let reportEffectFailure: (error: unknown) => void = (error) => process.emitWarning(String(error));
+
+export function onEffectFailure(report: (error: unknown) => void): void {
+  reportEffectFailure = report;
+}
+
+/**
+ * `db.transaction().execute(work)`, then the effects `work` registered with `afterCommit`. An effect
+ * that throws is reported and the rest still run: the work has committed, and its caller must answer
+ * with what was committed, never an error a retry would take as "nothing happened".
+ */
 export async function runTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   const effects: Array<() => void> = [];
   const result = await db.transaction().execute((trx) => {
     effectsOf.set(trx, effects);
     return work(trx);
   });
-  for (const effect of effects) effect();
+  for (const effect of effects) runEffect(effect);
   return result;
+}
+
+function runEffect(effect: () => void): void {
+  try {
+    effect();
+  } catch (error) {
+    reportEffectFailure(error);
+  }
 }
 
 /**
@@ -26,7 +45,7 @@ export async function runTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): 
  * could not keep that promise, so it is refused.
  */
 export function afterCommit(db: Db, effect: () => void): void {
-  if (!db.isTransaction) return effect();
+  if (!db.isTransaction) return runEffect(effect);
   const effects = effectsOf.get(db);
   if (!effects) throw new Error('afterCommit: open the transaction with runTransaction (storage/after-commit.ts)');
   effects.push(effect);

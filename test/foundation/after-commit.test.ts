@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { afterCommit, runTransaction } from '../../src/storage/after-commit.js';
+import { afterCommit, onEffectFailure, runTransaction } from '../../src/storage/after-commit.js';
 import { openStorage, type Storage } from '../../src/storage/db.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 
@@ -45,4 +45,22 @@ it('runs an effect at once outside a transaction, and refuses a transaction it c
   const unfollowed = storage.db.transaction().execute(async (trx) => afterCommit(trx, () => ran.push('unfollowed')));
   await expect(unfollowed).rejects.toThrow(/runTransaction/);
   expect(ran).toEqual(['autocommitted']);
+});
+
+it('answers with what committed when an effect throws, and still runs the effects after it', async () => {
+  const ran: string[] = [];
+  const reported: unknown[] = [];
+  onEffectFailure((error) => reported.push(error));
+  const result = await runTransaction(storage.db, async (trx) => {
+    await write(trx, 'effect-fails');
+    afterCommit(trx, () => {
+      throw new Error('a listener failed');
+    });
+    afterCommit(trx, () => ran.push('second'));
+    return 'committed answer';
+  });
+  expect(result).toBe('committed answer');
+  expect(ran).toEqual(['second']);
+  expect(reported).toMatchObject([{ message: 'a listener failed' }]);
+  expect(await stored('effect-fails')).toBe(true);
 });

@@ -73,6 +73,36 @@ describe('request bodies', () => {
     expect(res.headers.get('x-ignored-fields')).toBe('constructor, toString, hasOwnProperty');
   });
 
+  it('names unknown members of any spelling percent-encoded, and the request that committed answers 200', async () => {
+    const hostile = ['prénom', 'a\r\nSet-Cookie: x=1', '名前', '😀', 'tab\there', '100%', 'a, b'];
+    const body = {
+      amount: 12.5,
+      currency: 'EUR',
+      reference: 'ignored-names',
+      ...Object.fromEntries(hostile.map((k) => [k, 1])),
+    };
+    const res = await gw.call('POST', '/payment-requests', { apiKey: m.apiKey, body });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(res.headers.get('x-ignored-fields')!.split(', ').map(decodeURIComponent)).toEqual(hostile);
+    // Created once: the client has its answer and no reason to retry.
+    const list = await gw.call('GET', '/payment-requests?reference=ignored-names', { apiKey: m.apiKey });
+    expect(list.body.data.map((r: { paymentRequestId: number }) => r.paymentRequestId)).toEqual([
+      res.body.paymentRequestId,
+    ]);
+  });
+
+  it('keeps X-Ignored-Fields to whole names within 2 KiB', async () => {
+    const names = Array.from({ length: 400 }, (_, i) => `unknownMember${i}`);
+    const res = await login({ email: m.email, password: m.password, ...Object.fromEntries(names.map((k) => [k, 1])) });
+    expect(res.status).toBe(200);
+    const header = res.headers.get('x-ignored-fields')!;
+    expect(header.length).toBeLessThanOrEqual(2048);
+    const named = header.split(', ');
+    expect(named).toEqual(names.slice(0, named.length));
+  });
+
   it('names every missing required field in details.missingFields', async () => {
     for (const body of [{}, { remember: true }, '', undefined]) {
       const res = await gw.call('POST', '/auth/login', body === undefined ? {} : { body });
