@@ -155,7 +155,7 @@ export type CallbackEventSource = 'svc' | 'svc-gateway' | 'svcwh' | '3ds' | 'tes
 export interface CallbackEventsTable {
   id: Generated<number>;
   source: CallbackEventSource;
-  /** Required for provider sources, unique per source there. */
+  /** Required for provider sources, unique across them (one event, whichever receiver it reached). */
   event_id: string | null;
   transaction_id: string | null;
   status: string | null;
@@ -172,6 +172,10 @@ export interface CallbackEventsTable {
   /** Test callbacks only: the merchant and mode whose API key the caller sent (provider callbacks name a transaction). */
   merchant_id: ColumnType<number | null, number | null | undefined, never>;
   livemode: ColumnType<boolean | null, boolean | null | undefined, never>;
+  /** A row received before events were unique across receivers that repeated this earlier one. */
+  duplicate_of: ColumnType<number | null, never, never>;
+  /** What processing needs of the redacted members (a 3-D Secure authentication value), sealed with the vault key. */
+  sealed_secrets: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface CheckoutSessionsTable {

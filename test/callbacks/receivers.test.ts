@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerCallbackHandler, type CallbackEvent } from '../../src/modules/callbacks/dispatch.js';
+import { CALLBACK_MAX_AGE_DAYS } from '../../src/modules/callbacks/routes.js';
 import { useGateway } from '../helpers/gateway.js';
 import { drainJobs, eventRows, postSigned, providerCallback } from './helpers.js';
 
@@ -61,12 +62,44 @@ describe('a verified provider callback', () => {
     expect(handled(body.eventId as string)).toHaveLength(1);
   });
 
-  it('is a duplicate only within its receiver: the same eventId on another receiver is another event', async () => {
+  it('is the same event on every receiver: a replay on another one is a duplicate and changes nothing', async () => {
     const body = providerCallback({ status: 'refunded' });
     await postSigned(gw, '/callbacks/svc', body);
-    const other = await postSigned(gw, '/callbacks/svcwh', body);
-    expect(other.body).toEqual({ received: true, eventId: body.eventId });
-    expect(await eventRows(gw, 'svcwh', body.eventId as string)).toHaveLength(1);
+    await drainJobs(gw);
+    for (const receiver of ['svc-gateway', 'svcwh', '3ds']) {
+      const replay = await postSigned(gw, `/callbacks/${receiver}`, {
+        ...body,
+        ...(receiver === '3ds' ? { threeDsResult: 'Y' } : {}),
+      });
+      expect(replay.status, replay.text).toBe(200);
+      expect(replay.body).toEqual({ received: true, eventId: body.eventId, duplicate: true });
+      expect(await eventRows(gw, receiver, body.eventId as string)).toEqual([]);
+    }
+    await drainJobs(gw);
+    expect(handled(body.eventId as string)).toHaveLength(1);
+  });
+
+  it(`refuses an event whose timestamp is more than ${CALLBACK_MAX_AGE_DAYS} days old, and stores nothing`, async () => {
+    const now = gw.clock.now().getTime();
+    const day = 24 * 60 * 60 * 1000;
+    for (const timestamp of [
+      '2020-01-01T00:00:00Z',
+      new Date(now - CALLBACK_MAX_AGE_DAYS * day - 1000).toISOString(),
+    ]) {
+      const body = providerCallback({ timestamp });
+      const res = await postSigned(gw, '/callbacks/svc', body);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toMatchObject({ error: 'INVALID_FORMAT', details: { field: 'timestamp', value: timestamp } });
+      expect(await eventRows(gw, 'svc', body.eventId as string)).toEqual([]);
+    }
+    // Just inside the window, and ahead of our clock (only the processor can sign one), are received.
+    for (const timestamp of [
+      new Date(now - CALLBACK_MAX_AGE_DAYS * day + 60_000).toISOString(),
+      new Date(now + day).toISOString(),
+    ]) {
+      const res = await postSigned(gw, '/callbacks/svc', providerCallback({ timestamp }));
+      expect(res.status, res.text).toBe(200);
+    }
   });
 
   it('keeps members the schema does not name in the stored payload and names them in X-Ignored-Fields', async () => {
@@ -171,18 +204,20 @@ describe('3-D Secure results', () => {
       ...overrides,
     });
 
-  it('are stored with the authentication data and handed to the 3ds handler', async () => {
+  it('are stored and shown with the authentication value redacted, and handed to the 3ds handler whole', async () => {
     const body = threeDs();
     const res = await postSigned(gw, '/callbacks/3ds', body);
     expect(res.status).toBe(200);
     await drainJobs(gw);
     const [row] = await eventRows(gw, '3ds', body.eventId as string);
-    expect(row.payload).toEqual(body);
+    expect(row.payload).toEqual({ ...body, authenticationValue: '[redacted]' });
+    expect(row.raw_body).not.toContain(body.authenticationValue);
+    expect(row.sealed_secrets).not.toContain(body.authenticationValue);
     expect(handled(body.eventId as string)[0]).toMatchObject({
       source: '3ds',
-      body: { threeDsResult: 'Y', eci: '05' },
+      body: { threeDsResult: 'Y', eci: '05', authenticationValue: body.authenticationValue },
     });
-    // The authentication value is card-holder authentication data: stored for the payment, never logged.
+    // Card-holder authentication data: stored for the payment (encrypted), never logged.
     expect(gw.logs()).not.toContain(body.authenticationValue);
   });
 

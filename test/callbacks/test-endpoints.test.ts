@@ -178,3 +178,38 @@ describe('GET /callbacks/test/text', () => {
     expect(bare.text).toBe('received: true\neventId: \nsignatureValid: true\n');
   });
 });
+
+describe('secrets a test call carries', () => {
+  const SECRET = 'AAABCZIhcQAAAABZlyFxAAAAAAA=';
+
+  it('are redacted, at any depth and in any letter case, before the call is stored', async () => {
+    const body = {
+      eventId: 'evt_secrets',
+      authenticationValue: SECRET,
+      threeDs: { CAVV: SECRET, eci: '05' },
+      card: [{ cvv: '7391', last4: '4242' }],
+    };
+    const json = await gw.call('POST', '/callbacks/test/json', { body });
+    expect(json.status).toBe(200);
+    const row = await lastRow('test/json');
+    expect(row.payload).toEqual({
+      eventId: 'evt_secrets',
+      authenticationValue: '[redacted]',
+      threeDs: { CAVV: '[redacted]', eci: '05' },
+      card: [{ cvv: '[redacted]', last4: '4242' }],
+    });
+    expect(JSON.stringify(row)).not.toMatch(new RegExp(`${SECRET.slice(0, 12)}|7391`));
+
+    const form = await gw.call('POST', '/callbacks/test/form', {
+      body: `eventId=evt_form_secrets&cavv=${encodeURIComponent(SECRET)}&cvc=7391&status=ok`,
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(form.status).toBe(200);
+    const formRow = await lastRow('test/form');
+    expect(formRow.payload).toMatchObject({ cavv: '[redacted]', cvc: '[redacted]', status: 'ok' });
+    expect(JSON.stringify(formRow)).not.toMatch(new RegExp(`${SECRET.slice(0, 12)}|7391`));
+
+    await gw.call('GET', `/callbacks/test/text?eventId=evt_text_secrets&tavv=${encodeURIComponent(SECRET)}`);
+    expect(JSON.stringify(await lastRow('test/text'))).not.toContain(SECRET.slice(0, 12));
+  });
+});

@@ -45,3 +45,40 @@ it('gives the deliveries made before it their endpoint, so the claim finds the p
   const claimed = await claimDueDeliveries(db, new Date(Date.now() + 1000), 60, 50, places);
   expect(claimed.map((d) => d.url).sort()).toEqual(['http://shop.example/a', 'https://Shop.example:8443/hooks?x=1']);
 });
+
+it('marks replays across receivers received before events were unique, and redacts stored authentication values (0025)', async () => {
+  const own = new Kysely<any>({ dialect: new PGliteDialect(new PGlite()) });
+  try {
+    const ownMigrator = new Migrator({ db: own, provider: migrationProvider });
+    expect((await ownMigrator.migrateTo('0022_delivery_endpoints')).error).toBeUndefined();
+    const cavv = 'AAABBEg0VhI0VniQEjRWAAAAAAA=';
+    const threeDs = JSON.stringify({ eventId: 'evt_3ds', status: 'success', authenticationValue: cavv });
+    const { rows } = await sql<{ id: string }>`
+      insert into callback_events (source, event_id, status, payload, raw_body, signature_valid, received_at)
+      values ('svc', 'evt_1', 'refunded', '{}', '{}', true, now()),
+             ('svcwh', 'evt_1', 'refunded', '{}', '{}', true, now()),
+             ('svc-gateway', 'evt_1', 'refunded', '{}', '{}', true, now()),
+             ('3ds', 'evt_3ds', 'success', ${threeDs}, ${threeDs}, true, now()),
+             ('test/json', 'evt_1', null, '{"cvv": "7391"}', '{"cvv": "7391"}', null, now())
+      returning id`.execute(own);
+
+    expect((await ownMigrator.migrateTo('0025_callback_replays_and_secrets')).error).toBeUndefined();
+    const stored = await own.selectFrom('callback_events').selectAll().orderBy('id').execute();
+    expect(stored.map((r) => (r.duplicate_of === null ? null : String(r.duplicate_of)))).toEqual([
+      null,
+      String(rows[0].id),
+      String(rows[0].id),
+      null,
+      null,
+    ]);
+    expect(stored[3].payload).toEqual({ eventId: 'evt_3ds', status: 'success', authenticationValue: '[redacted]' });
+    expect(JSON.parse(stored[3].raw_body)).toEqual(stored[3].payload);
+    expect(JSON.stringify(stored)).not.toMatch(new RegExp(`${cavv.slice(0, 12)}|7391`));
+    // From now on the event is one across receivers.
+    const again = await sql`insert into callback_events (source, event_id, payload, received_at)
+      values ('3ds', 'evt_1', '{}', now()) on conflict do nothing returning id`.execute(own);
+    expect(again.rows).toEqual([]);
+  } finally {
+    await own.destroy();
+  }
+});

@@ -180,6 +180,14 @@ describe('3-D Secure challenge, the whole way', () => {
     expect(sealed).not.toContain(value);
     expect(gw.logs()).not.toContain(value);
     expect(JSON.stringify(await read(payment.paymentId))).not.toContain(value);
+    // Nor in the stored 3-D Secure callback, nor in the list of received callbacks.
+    const stored = await gw.db.selectFrom('callback_events').selectAll().where('source', '=', '3ds').execute();
+    expect(stored.length).toBeGreaterThan(0);
+    expect(JSON.stringify(stored)).not.toContain(value);
+    const shown = await gw.call('GET', '/callback-events?source=3ds', { apiKey: m.apiKey });
+    expect(shown.body.data.length, shown.text).toBeGreaterThan(0);
+    expect(shown.body.data[0].payload).toMatchObject({ authenticationValue: '[redacted]' });
+    expect(shown.text).not.toContain(value);
   });
 
   it('browserInfo members are type-checked', async () => {

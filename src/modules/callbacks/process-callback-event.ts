@@ -10,7 +10,7 @@ import {
 } from './repository.js';
 import { isKnownStatus, PROVIDER_SOURCES, type ProviderSource } from './schemas.js';
 
-export type CallbackProcessingContext = Pick<AppContext, 'db' | 'clock' | 'callbackHandlers'>;
+export type CallbackProcessingContext = Pick<AppContext, 'db' | 'clock' | 'callbackHandlers' | 'vault'>;
 
 const isProviderSource = (source: string): source is ProviderSource =>
   (PROVIDER_SOURCES as readonly string[]).includes(source);
@@ -50,7 +50,10 @@ async function dispatch(
   }
   const handlers = deps.callbackHandlers.for(source);
   if (handlers.length === 0) return `no handler registered for /callbacks/${source}; stored only`;
-  const event = { id: row.id, source, receivedAt: row.received_at, body: row.payload } as CallbackEvent;
+  // The body as received: the stored one has its secrets redacted, and the ones processing needs sealed.
+  const secrets = row.sealed_secrets === null ? {} : (JSON.parse(deps.vault.unseal(row.sealed_secrets)) as object);
+  const body = { ...(row.payload as object), ...secrets };
+  const event = { id: row.id, source, receivedAt: row.received_at, body } as CallbackEvent;
   for (const handler of handlers) await handler(event, trx);
   return null;
 }

@@ -1,10 +1,13 @@
 import { dedupeKey } from '../../jobs/catalog.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import type { DbContext } from '../../context.js';
+import type { AppContext, DbContext } from '../../context.js';
 import type { MerchantScope } from '../../lib/scope.js';
 import type { CallbackEventSource } from '../../storage/schema.js';
+import { redacted, redactForm, redactJson } from './redact-secrets.js';
 import { insertCallbackEvent } from './repository.js';
 import type { ProviderCallback, ProviderSource } from './schemas.js';
+
+type RecordingContext = DbContext & Pick<AppContext, 'vault'>;
 
 export interface RecordedCallback {
   id: number | undefined;
@@ -17,19 +20,22 @@ export interface RecordedCallback {
  * a no-op (decisions.md: acknowledged, no second effect).
  */
 export async function recordProviderCallback(
-  ctx: DbContext,
+  ctx: RecordingContext,
   input: { source: ProviderSource; body: ProviderCallback; rawBody: string },
 ): Promise<RecordedCallback> {
   const now = ctx.clock.now();
+  // The whole signed document, members the schema does not name included: it is the audit record.
+  // The text itself (the parser has bounded its depth, json-body.ts), but with its secrets redacted:
+  // the ones processing needs are kept sealed beside it.
+  const { text, secrets } = redactJson(input.rawBody);
   const id = await insertCallbackEvent(ctx.db, {
     source: input.source,
     event_id: input.body.eventId,
     transaction_id: input.body.transactionId,
     status: input.body.status,
-    // The whole signed document, members the schema does not name included: it is the audit record.
-    // The text itself, never a re-serialisation: the parser has bounded its depth (json-body.ts).
-    payload: input.rawBody,
-    raw_body: input.rawBody,
+    payload: text,
+    raw_body: text,
+    sealed_secrets: secrets ? ctx.vault.seal(JSON.stringify(secrets)) : null,
     signature_valid: true,
     received_at: now,
   });
@@ -61,13 +67,18 @@ export async function recordTestCallback(
   },
 ): Promise<number> {
   const now = ctx.clock.now();
+  // Nothing processes a test call, so its secrets are dropped rather than sealed.
+  const [payload, rawBody] =
+    'json' in input.payload
+      ? [redactJson(input.payload.json).text, redactJson(input.rawBody).text]
+      : [JSON.stringify(redacted(input.payload.fields)), redactForm(input.rawBody)];
   const id = await insertCallbackEvent(ctx.db, {
     source: input.source,
     event_id: input.eventId,
     transaction_id: null,
     status: null,
-    payload: 'json' in input.payload ? input.payload.json : JSON.stringify(input.payload.fields),
-    raw_body: input.rawBody,
+    payload,
+    raw_body: rawBody,
     signature_valid: input.signatureValid,
     received_at: now,
     processed_at: now,

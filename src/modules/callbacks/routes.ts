@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { inTransaction, type App, type AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { registerJsonParsers } from '../../http/json-body.js';
 import { listReceivedCallbacks } from './list-received.js';
@@ -24,11 +25,20 @@ const SUMMARIES: Record<ProviderSource, string> = {
   '3ds': '3-D Secure authentication result',
 };
 
+/**
+ * How old an event's timestamp may be. Events are kept (and so recognised when sent again) for at least
+ * this long, so a captured body is either recognised or refused; processors retry for days, not weeks.
+ * A timestamp ahead of our clock is accepted: only the processor can sign one.
+ */
+export const CALLBACK_MAX_AGE_DAYS = 30;
+
 const DESCRIPTION =
   'Signed by the provider: X-Webhook-Signature is the hex HMAC-SHA512 (or HMAC-SHA256) of the raw body with the shared ' +
   'callback signing secret, in either letter case. A missing, malformed or non-matching signature answers 401 ' +
   'INVALID_WEBHOOK_SIGNATURE (WH001) before the body is validated. A verified event is stored before the 200; the same ' +
-  'eventId again answers 200 with duplicate: true and has no second effect. Processing happens after the answer.';
+  'eventId again, on this or any other provider receiver, answers 200 with duplicate: true and has no second effect. ' +
+  `A timestamp more than ${CALLBACK_MAX_AGE_DAYS} days old answers 400 INVALID_FORMAT. The 3-D Secure authentication value is stored ` +
+  'encrypted and shown redacted. Processing happens after the answer.';
 
 /** The routes of the callbacks module: the signed provider receivers and the test endpoints. */
 export function callbackRoutes(app: App, ctx: AppContext): void {
@@ -88,6 +98,13 @@ function requireSignature(request: FastifyRequest, secret: string, signed: strin
 }
 
 async function receive(ctx: AppContext, request: FastifyRequest, source: ProviderSource, body: ProviderCallback) {
+  const oldest = ctx.clock.now().getTime() - CALLBACK_MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
+  if (Date.parse(body.timestamp) < oldest)
+    throw new AppError(
+      'INVALID_FORMAT',
+      `Field 'timestamp' is more than ${CALLBACK_MAX_AGE_DAYS} days old; an event this old is refused as a possible replay`,
+      { details: { field: 'timestamp', value: body.timestamp } },
+    );
   const recorded = await inTransaction(ctx, (trx) =>
     recordProviderCallback(trx, { source, body, rawBody: request.rawBody! }),
   );

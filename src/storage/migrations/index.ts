@@ -21,6 +21,7 @@ import * as m0019 from './0019_fewer_index_entries.js';
 import * as m0020 from './0020_recovery_objects.js';
 import * as m0021 from './0021_outbox_queue.js';
 import * as m0022 from './0022_delivery_endpoints.js';
+import * as m0025 from './0025_callback_replays_and_secrets.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0020_recovery_objects': m0020,
   '0021_outbox_queue': m0021,
   '0022_delivery_endpoints': m0022,
+  '0025_callback_replays_and_secrets': m0025,
 };
 
 export const migrationProvider: MigrationProvider = {
