@@ -1,15 +1,18 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKeyCache, type KeyCache } from '../../src/modules/api-keys/index.js';
+import { startKeyCache, verifyApiKey, type KeyCache } from '../../src/modules/api-keys/index.js';
 import { setMerchantStatus } from '../../src/modules/merchants/index.js';
 import { startHeartbeat, type Heartbeat } from '../../src/modules/instances/index.js';
 import type { NoticeHandlers, Storage } from '../../src/storage/db.js';
 import { storageKind } from '../helpers/database.js';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { startTestGateway, type CallResult, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
+import { teammate } from '../panel/fixtures.js';
+import { session, type Signed } from '../team/fixtures.js';
 
 /**
  * The exact API-key cache (src/modules/api-keys/key-cache.ts): keys are answered from memory, and once
- * a rotation or a suspension has answered, no instance accepts the old key. On PostgreSQL the second
+ * a rotation, a suspension, or the demotion to viewer or removal of the key's user has answered, no
+ * instance accepts the old key. On PostgreSQL the second
  * instance is a second gateway on the same database, as in production; PGlite cannot be shared
  * between processes, so there both roles are played by the one instance.
  */
@@ -71,6 +74,21 @@ function load(gw: TestGateway, apiKey: string, workers = 4) {
   };
 }
 
+/** A developer of `m` (their test key) and the merchant's owner, signed in to the panel through `gw`. */
+async function developerKey(gw: TestGateway, m: TestMerchant) {
+  const dev = await teammate(gw, m, 'developer');
+  const rotated = await gw.call('PUT', `/users/${dev.userId}/apikey`, await session(gw, dev.email));
+  expect(rotated.status, rotated.text).toBe(200);
+  return { userId: dev.userId, key: rotated.body as string, owner: await session(gw, m.email) };
+}
+
+/** What takes a user's keys away, through the team API (docs/decisions.md "Team"). */
+const takingKeysAway: Record<string, (gw: TestGateway, owner: Signed, userId: number) => Promise<CallResult>> = {
+  'demoted to viewer': (gw, owner, userId) =>
+    gw.call('PATCH', `/team/members/${userId}`, { ...owner, body: { role: 'viewer' } }),
+  'removed from the team': (gw, owner, userId) => gw.call('DELETE', `/team/members/${userId}`, owner),
+};
+
 describe('the key cache', () => {
   it('answers a known key from memory, and never caches an unknown one', async () => {
     const m = await a.merchant();
@@ -100,6 +118,34 @@ describe('the key cache', () => {
     expect(after.filter((r) => r.status !== 401)).toEqual([]);
     expect((await b.call('GET', '/ping', { apiKey: rotated.body as string })).status).toBe(200);
   });
+
+  it.each(Object.entries(takingKeysAway))(
+    "refuses a developer's key on every instance once they are %s through another, under load",
+    async (_, takeAway) => {
+      const m = await a.merchant();
+      const dev = await developerKey(a, m);
+      await warm(b, dev.key);
+      const traffic = [load(b, dev.key), load(a, dev.key)];
+      let changed: CallResult;
+      let answeredAt: number;
+      try {
+        await sleep(300);
+        changed = await takeAway(a, dev.owner, dev.userId);
+        answeredAt = performance.now();
+        await sleep(300);
+      } finally {
+        await Promise.all(traffic.map((t) => t.stop()));
+      }
+      expect(changed.status, changed.text).toBe(200);
+      expect(changed.body.apiKeysRevoked).toBe(1);
+
+      const answers = traffic.flatMap((t) => t.answers);
+      expect(answers.filter((r) => r.sentAt < answeredAt && r.status === 200).length).toBeGreaterThan(0);
+      const after = answers.filter((r) => r.sentAt >= answeredAt);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.filter((r) => r.status !== 401)).toEqual([]);
+    },
+  );
 
   it('refuses every key of a merchant on every instance once setMerchantStatus has returned', async () => {
     const m = await a.merchant();
@@ -171,4 +217,50 @@ describe('a cache that loses its listener', () => {
     await cache.lookup('hash-1', read);
     expect(reads).toBe(4);
   });
+});
+
+/**
+ * An instance whose notices come late (a slow listener connection; the delay stands below the lease, so
+ * its cache stays usable): a change that takes a user's keys away answers only once that instance has
+ * seen it, as a rotation does, so from the answer on it does not accept the key either.
+ */
+describe('an instance whose notices come late', () => {
+  const LATE_MS = 300;
+  let heartbeat: Heartbeat;
+  let cache: KeyCache;
+  beforeAll(async () => {
+    const storage = a.gateway.app.ctx.storage;
+    const late: Storage = {
+      ...storage,
+      listen: (channel, given) =>
+        storage.listen(channel, { ...given, notice: (payload) => setTimeout(() => given.notice(payload), LATE_MS) }),
+    };
+    heartbeat = await startHeartbeat(a.db, a.gateway.app.ctx.logger, { soleInstance: false });
+    cache = await startKeyCache(
+      { storage: late, instanceId: heartbeat.instanceId, logger: a.gateway.app.ctx.logger },
+      { enabled: true },
+    );
+  });
+  afterAll(async () => {
+    await cache?.stop();
+    await heartbeat?.stop();
+  });
+
+  it.each(Object.entries(takingKeysAway))(
+    "does not accept a developer's key once they are %s through another instance",
+    async (_, takeAway) => {
+      const m = await a.merchant();
+      const dev = await developerKey(a, m);
+      const verify = () => verifyApiKey({ db: a.db, keyCache: cache }, { key: dev.key });
+      await until(() => cache.stats().usable, 'a usable cache');
+      expect(await verify()).toMatchObject({ userId: dev.userId });
+      const hits = cache.stats().hits;
+      expect(await verify()).toMatchObject({ userId: dev.userId });
+      expect(cache.stats().hits).toBe(hits + 1);
+
+      const changed = await takeAway(a, dev.owner, dev.userId);
+      expect(changed.status, changed.text).toBe(200);
+      expect(await verify()).toBeUndefined();
+    },
+  );
 });

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../proof/fuzz/contract.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
-import { CARD, objectKindOf, pathWith, publishedOperations, validBodyOf, type ObjectKind } from './routes.js';
+import {
+  objectKindOf,
+  ownedObjects,
+  pathWith,
+  publishedOperations,
+  validBodyOf,
+  type ObjectKind,
+  type Objects,
+} from './routes.js';
 
 /**
  * Object-level authorization over every operation of /openapi.json: two merchants, each with a
@@ -12,44 +20,15 @@ let gw: TestGateway;
 let ops: Operation[];
 let a: TestMerchant;
 let b: TestMerchant;
-type Objects = Record<Exclude<ObjectKind, 'user'>, number>;
 const owned: { test?: Objects; live?: Objects } = {};
-
-async function make(key: string, withPayment: boolean): Promise<Objects> {
-  const customer = await gw.call('POST', '/customers', {
-    apiKey: key,
-    body: { name: 'Owned', email: 'owned@example.com' },
-  });
-  const request = await gw.call('POST', '/payment-requests', {
-    apiKey: key,
-    body: { amount: 10.5, currency: 'EUR', reference: 'owned', customerId: customer.body.id },
-  });
-  expect(request.status, request.text).toBe(200);
-  let payment = 0;
-  if (withPayment) {
-    // Authorized only (delayed capture): capture, cancel and refund would all change it if they got through.
-    const pay = await gw.call('POST', `/payments/creditCard/acme/${request.body.paymentRequestId}`, {
-      apiKey: key,
-      body: { ...CARD, captureDelayHours: 2 },
-    });
-    expect(pay.body.status, pay.text).toBe('authorized');
-    payment = pay.body.paymentId;
-  }
-  // A test callback sent with the key: it is this merchant's and mode's received callback.
-  await gw.call('POST', '/callbacks/test/json', { apiKey: key, body: { eventId: 'owned-callback' } });
-  // The newest event of this merchant and mode (the payment's, when there is one; else none).
-  const events = await gw.call('GET', '/events?limit=1', { apiKey: key });
-  const event = Number(events.body.data[0]?.id.slice('evt_'.length) ?? 0);
-  return { customer: customer.body.id, paymentRequest: request.body.paymentRequestId, payment, event };
-}
 
 beforeAll(async () => {
   gw = await startTestGateway({ env: { RATE_LIMIT_MAX: '1000000' } });
   ops = await publishedOperations(gw);
   a = await gw.merchant({ withLiveKey: true });
   b = await gw.merchant({ withLiveKey: true });
-  owned.test = await make(a.apiKey, true);
-  owned.live = await make(a.liveKey!, false); // live payments need a live processor (403), so no live payment
+  owned.test = await ownedObjects(gw, a.apiKey, true);
+  owned.live = await ownedObjects(gw, a.liveKey!, false); // live payments need a live processor (403), so no live payment
 });
 afterAll(async () => gw?.close());
 

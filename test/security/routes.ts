@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { operationsOf, type Operation } from '../../proof/fuzz/contract.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { card, walletPayment } from '../payments/fixtures.js';
@@ -21,6 +22,39 @@ export function objectKindOf(op: Operation): ObjectKind | undefined {
   if (param === 'eventId') return 'event';
   if (op.path.startsWith('/customers/')) return 'customer';
   return 'paymentRequest';
+}
+
+/** One object of each kind an operation's path can name, by id. */
+export type Objects = Record<Exclude<ObjectKind, 'user'>, number>;
+
+/**
+ * One object of each kind, made with `key` (so its merchant's and mode's): a customer, a payment request,
+ * with `withPayment` a card payment only authorized (capture, cancel and refund would all change it), a
+ * received test callback, and the newest event (the payment's, when there is one; else none: 0).
+ */
+export async function ownedObjects(gw: TestGateway, key: string, withPayment: boolean): Promise<Objects> {
+  const customer = await gw.call('POST', '/customers', {
+    apiKey: key,
+    body: { name: 'Owned', email: 'owned@example.com' },
+  });
+  const request = await gw.call('POST', '/payment-requests', {
+    apiKey: key,
+    body: { amount: 10.5, currency: 'EUR', reference: 'owned', customerId: customer.body.id },
+  });
+  expect(request.status, request.text).toBe(200);
+  let payment = 0;
+  if (withPayment) {
+    const pay = await gw.call('POST', `/payments/creditCard/acme/${request.body.paymentRequestId}`, {
+      apiKey: key,
+      body: { ...CARD, captureDelayHours: 2 },
+    });
+    expect(pay.body.status, pay.text).toBe('authorized');
+    payment = pay.body.paymentId;
+  }
+  await gw.call('POST', '/callbacks/test/json', { apiKey: key, body: { eventId: 'owned-callback' } });
+  const events = await gw.call('GET', '/events?limit=1', { apiKey: key });
+  const event = Number(events.body.data[0]?.id.slice('evt_'.length) ?? 0);
+  return { customer: customer.body.id, paymentRequest: request.body.paymentRequestId, payment, event };
 }
 
 /** A body that passes validation for the operation, so what answers is the access check, not the schema. */

@@ -261,7 +261,7 @@ describe('roles and removal', () => {
 
     const removed = await gw.call('DELETE', `/team/members/${dev.userId}`, owner);
     expect(removed.status, removed.text).toBe(200);
-    expect(removed.body).toEqual({ userId: dev.userId, removed: true });
+    expect(removed.body).toEqual({ userId: dev.userId, removed: true, apiKeysRevoked: 1 });
     expectErrorGuide(await gw.call('GET', '/auth/session', devSession), 'SESSION_EXPIRED');
     expectErrorGuide(await gw.call('GET', '/ping', { apiKey: key.body }), 'INVALID_API_KEY');
     const signIn = await gw.call('POST', '/auth/session', { body: { email: dev.email, password: PASSWORD } });

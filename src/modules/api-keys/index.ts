@@ -1,5 +1,6 @@
-/** The API keys module: merchant keys, stored as hashes, rotated by their user. */
+/** The API keys module: merchant keys, stored as hashes, rotated by their user, revoked with their user's role. */
 export { rotateApiKey } from './rotate-key.js';
+export { revokeKeysOfUser } from './revoke-keys-of-user.js';
 export { verifyApiKey } from './verify-key.js';
 export { listApiKeys, type KeySummary } from './list-keys.js';
 export { refuseLiveKeysOnDevelopmentStore } from './refuse-live-keys-on-development-store.js';

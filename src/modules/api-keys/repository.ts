@@ -20,14 +20,16 @@ export async function findActiveKey(db: Db, keyHash: string): Promise<ActiveKey 
     .executeTakeFirst();
 }
 
-export async function revokeActiveKey(db: Db, userId: number, mode: KeyMode, now: Date): Promise<void> {
-  await db
+/** Revokes the user's active keys, of one mode or (mode undefined) all; how many were active. */
+export async function revokeActiveKeys(db: Db, userId: number, mode: KeyMode | undefined, now: Date): Promise<number> {
+  let update = db
     .updateTable('api_keys')
     .set({ revoked_at: now })
     .where('user_id', '=', userId)
-    .where('mode', '=', mode)
-    .where('revoked_at', 'is', null)
-    .execute();
+    .where('revoked_at', 'is', null);
+  if (mode) update = update.where('mode', '=', mode);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export async function insertKey(

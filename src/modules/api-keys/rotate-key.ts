@@ -2,7 +2,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { DbContext } from '../../context.js';
 import type { KeyMode } from '../../storage/schema.js';
 import { generateApiKey } from './keys.js';
-import { insertKey, lockUser, revokeActiveKey } from './repository.js';
+import { insertKey, lockUser, revokeActiveKeys } from './repository.js';
 
 /**
  * Replaces the user's key of one mode and returns the new key (shown once, stored only as a hash).
@@ -15,7 +15,7 @@ export async function rotateApiKey(ctx: DbContext, input: { userId: number; mode
   // Roles (docs/decisions.md, "Control-panel roles"): a viewer reads and holds no key.
   if (user.role === 'viewer')
     throw new AppError('INSUFFICIENT_PERMISSIONS', 'A viewer cannot generate or rotate API keys');
-  await revokeActiveKey(ctx.db, user.id, input.mode, ctx.clock.now());
+  await revokeActiveKeys(ctx.db, user.id, input.mode, ctx.clock.now());
   const generated = generateApiKey(input.mode);
   await insertKey(ctx.db, { merchantId: user.merchant_id, userId: user.id, mode: input.mode, ...generated });
   return generated.key;

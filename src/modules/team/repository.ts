@@ -45,16 +45,10 @@ export async function updateRole(db: Db, userId: number, role: UserRole): Promis
   await db.updateTable('users').set({ role }).where('id', '=', userId).execute();
 }
 
-/** Off the team: no sign-in, no session, no active key (the key cache hears of the revocation). */
+/** Off the team: no sign-in, no session (the keys are the api-keys module's to revoke). */
 export async function markRemoved(db: Db, userId: number, now: Date): Promise<void> {
   await db.updateTable('users').set({ removed_at: now }).where('id', '=', userId).execute();
   await db.deleteFrom('panel_sessions').where('user_id', '=', userId).execute();
-  await db
-    .updateTable('api_keys')
-    .set({ revoked_at: now })
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .execute();
 }
 
 export async function insertMember(

@@ -2,6 +2,7 @@ import { inTransaction, type App, type AppContext } from '../../context.js';
 import { inAuditedTransaction } from '../../http/audit.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
+import { awaitKeyCacheAcknowledgements } from '../api-keys/index.js';
 import { PanelSessionView, sessionAnswer, openPanelSession } from '../panel-sessions/index.js';
 import { acceptInvitation } from './accept-invitation.js';
 import { changeRole } from './change-role.js';
@@ -18,13 +19,22 @@ import {
   MemberParams,
   MemberRemoved,
   RoleBody,
+  RoleChanged,
   Team,
-  TeamMember,
 } from './schemas.js';
 
 const tags = ['Control panel'];
 
 const invitationPath = (invitationId: number) => `/team/invitations/${invitationId}`;
+
+/**
+ * A change that revoked keys is answered only once no instance's key cache can still accept them, as a
+ * rotation is (after the commit: the wait's barrier must follow the revocation).
+ */
+async function answeredWhenKeysRefused<T extends { apiKeysRevoked: number }>(ctx: AppContext, changed: T): Promise<T> {
+  if (changed.apiKeysRevoked > 0) await awaitKeyCacheAcknowledgements(ctx);
+  return changed;
+}
 
 /**
  * The merchant's team (docs/decisions.md "Team"): every role reads it; owners invite, revoke, change
@@ -96,19 +106,21 @@ export function teamRoutes(app: App, ctx: AppContext): void {
     '/team/members/:userId',
     {
       schema: {
-        summary: "Change a user's role (owners only; never the last owner's)",
+        summary:
+          "Change a user's role (owners only; never the last owner's); a demotion to viewer revokes their API keys",
         tags,
         params: MemberParams,
         body: RoleBody,
-        response: { 200: TeamMember },
+        response: { 200: RoleChanged },
       },
       config: { auth: 'session' },
     },
     async (request) => {
       const { merchantId } = panelSessionOf(request);
-      return inAuditedTransaction(ctx, request, 'team.role_changed', (trx) =>
+      const changed = await inAuditedTransaction(ctx, request, 'team.role_changed', (trx) =>
         changeRole(trx, { merchantId, userId: request.params.userId, role: request.body.role }),
       );
+      return answeredWhenKeysRefused(ctx, changed);
     },
   );
 
@@ -125,9 +137,10 @@ export function teamRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const { merchantId } = panelSessionOf(request);
-      return inAuditedTransaction(ctx, request, 'team.member_removed', (trx) =>
+      const removed = await inAuditedTransaction(ctx, request, 'team.member_removed', (trx) =>
         removeMember(trx, { merchantId, userId: request.params.userId }),
       );
+      return answeredWhenKeysRefused(ctx, removed);
     },
   );
 

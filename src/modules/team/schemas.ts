@@ -36,8 +36,22 @@ export const InvitationParams = Type.Object({ invitationId: Id('Invitation id') 
 export const MemberParams = Type.Object({ userId: Id('User id') });
 export const RoleBody = Type.Object({ role: Role });
 
+const ApiKeysRevoked = Type.Integer({
+  minimum: 0,
+  description:
+    "How many of the user's API keys this change revoked (a viewer or a removed user holds none): " +
+    'calls with them answer 401 INVALID_API_KEY on every instance from this answer on',
+});
+
+/** A role change's answer: the member as they are now, and the keys the change took from them. */
+export const RoleChanged = Type.Object({ ...TeamMember.properties, apiKeysRevoked: ApiKeysRevoked });
+
 export const InvitationRevoked = Type.Object({ invitationId: Type.Integer(), revoked: Type.Literal(true) });
-export const MemberRemoved = Type.Object({ userId: Type.Integer(), removed: Type.Literal(true) });
+export const MemberRemoved = Type.Object({
+  userId: Type.Integer(),
+  removed: Type.Literal(true),
+  apiKeysRevoked: ApiKeysRevoked,
+});
 
 export const AcceptBody = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 256, description: "The token of the e-mail's link" }),
