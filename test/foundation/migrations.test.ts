@@ -82,3 +82,39 @@ it('marks replays across receivers received before events were unique, and redac
     await own.destroy();
   }
 });
+
+it('revokes the API keys that viewers and removed users still held (0027)', async () => {
+  // A store of its own: the tests above have migrated theirs to the latest already.
+  const store = new Kysely<any>({ dialect: new PGliteDialect(new PGlite()) });
+  try {
+    const migrator = new Migrator({ db: store, provider: migrationProvider });
+    expect((await migrator.migrateTo('0022_delivery_endpoints')).error).toBeUndefined();
+    await sql`insert into merchants (id, name) values (1, 'Shop')`.execute(store);
+    await sql`insert into users (id, merchant_id, email, password_hash, role, removed_at)
+      values (1, 1, 'owner@example.com', 'x', 'owner', null), (2, 1, 'dev@example.com', 'x', 'developer', null),
+             (3, 1, 'demoted@example.com', 'x', 'viewer', null), (4, 1, 'gone@example.com', 'x', 'developer', now())`.execute(
+      store,
+    );
+    await sql`insert into api_keys (merchant_id, user_id, mode, key_hash, display_prefix)
+      select 1, u, m, u || m, 'svc_' || m from unnest(array[1, 2, 3, 4]) u, unnest(array['test', 'live']) m`.execute(
+      store,
+    );
+
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    const active = await store
+      .selectFrom('api_keys')
+      .select(['user_id', 'mode'])
+      .where('revoked_at', 'is', null)
+      .orderBy('user_id')
+      .orderBy('mode')
+      .execute();
+    expect(active.map((k) => [Number(k.user_id), k.mode])).toEqual([
+      [1, 'live'],
+      [1, 'test'],
+      [2, 'live'],
+      [2, 'test'],
+    ]);
+  } finally {
+    await store.destroy();
+  }
+});
