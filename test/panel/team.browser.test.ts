@@ -10,7 +10,8 @@ import { freePort, launchChromium, SCREENSHOTS } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { startSmtpServer } from '../notifications/smtp.js';
 import { CARDS, card, createRequest } from '../payments/fixtures.js';
-import { invitationLink } from '../team/fixtures.js';
+import { invitationLink, session } from '../team/fixtures.js';
+import { teammate } from './fixtures.js';
 import { axe, signIn } from './panel-browser.js';
 
 const SLOW = 90_000;
@@ -144,6 +145,29 @@ describe('the team page', () => {
         .waitFor();
       expect(await axe(invitee)).toEqual([]);
       for (const page of [owner, invitee]) await page.context().close();
+    },
+    SLOW,
+  );
+
+  it(
+    'an owner demotes a developer to viewer: the panel says first that their keys stop working, then that they did',
+    async () => {
+      const m = await gw.merchant();
+      const dev = await teammate(gw, m, 'developer');
+      const key = await gw.call('PUT', `/users/${dev.userId}/apikey`, await session(gw, dev.email));
+      expect(key.status, key.text).toBe(200);
+      const owner = await openPage(`${gw.config.publicUrl}/panel/`);
+      const asked: string[] = [];
+      owner.on('dialog', (dialog) => void asked.push(dialog.message()));
+      await signIn(owner, m);
+      await owner.getByRole('link', { name: 'Team' }).click();
+      await owner.getByLabel(`Role of ${dev.email}`, { exact: true }).selectOption('viewer');
+      await owner.getByRole('button', { name: `Change role of ${dev.email}` }).click();
+      await owner.getByRole('status').getByText(`${dev.email} is now viewer. Their API key was revoked.`).waitFor();
+      expect(asked).toEqual([`Make ${dev.email} a viewer? Viewers hold no API key: theirs stop working at once.`]);
+      await owner.screenshot({ path: `${SCREENSHOTS}/team-4-demoted.png`, fullPage: true });
+      expect((await gw.call('GET', '/ping', { apiKey: key.body })).status).toBe(401);
+      await owner.context().close();
     },
     SLOW,
   );

@@ -26,6 +26,10 @@ function rolePicker(id: string, current: Role, label?: string): HTMLSelectElemen
   return select;
 }
 
+/** What a role change or removal did to the user's API keys (calls with them are refused from now on). */
+const keysRevoked = (count: number) =>
+  count === 0 ? '' : count === 1 ? ' Their API key was revoked.' : ` Their ${count} API keys were revoked.`;
+
 /**
  * The team: every role reads it (docs/decisions.md "Team"); owners invite by e-mail with a role, revoke
  * an open invitation, change a role and remove a user. The gateway refuses the rest; the page does not offer it.
@@ -34,14 +38,16 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
   const team = await call<{ members: Member[]; invitations: Invitation[] }>('GET', '/team');
   const owner = session.user.role === 'owner';
   const feedback = h('div', { class: 'feedback' });
-  /** Does one change and says how it went; true when it was done. */
-  const act = async (work: () => Promise<unknown>, done: string): Promise<boolean> => {
+  /** Does one change and says how it went (`said` may read the answer); true when it was done. */
+  const act = async <T>(work: () => Promise<T>, said: string | ((answer: T) => string)): Promise<boolean> => {
+    let answer: T;
     try {
-      await work();
+      answer = await work();
     } catch (error) {
       replaceContent(feedback, message('error', (error as Error).message));
       return false;
     }
+    const done = typeof said === 'string' ? said : said(answer);
     await renderTeam(root, session);
     const after = root.querySelector<HTMLElement>('.feedback');
     if (after) replaceContent(after, message('success', done));
@@ -56,10 +62,13 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
     const change = button(
       'Change role',
       async () => {
-        const role = picker.value;
+        const role = picker.value as Role;
+        const demotion = role === 'viewer' && m.role !== 'viewer';
+        if (demotion && !confirm(`Make ${m.email} a viewer? Viewers hold no API key: theirs stop working at once.`))
+          return;
         const changed = await act(
-          () => call('PATCH', `/team/members/${m.userId}`, { role }),
-          `${m.email} is now ${role}.`,
+          () => call<{ apiKeysRevoked: number }>('PATCH', `/team/members/${m.userId}`, { role }),
+          (answer) => `${m.email} is now ${role}.${keysRevoked(answer.apiKeysRevoked)}`,
         );
         // Your own new role: the panel starts again with it (what it offers depends on the role).
         if (changed && you && role !== m.role) location.reload();
@@ -71,7 +80,10 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
       async () => {
         if (!confirm(`Remove ${m.email} from the team? Their sessions end and their API keys stop working at once.`))
           return;
-        await act(() => call('DELETE', `/team/members/${m.userId}`), `${m.email} was removed.`);
+        await act(
+          () => call<{ apiKeysRevoked: number }>('DELETE', `/team/members/${m.userId}`),
+          (answer) => `${m.email} was removed.${keysRevoked(answer.apiKeysRevoked)}`,
+        );
       },
       { 'aria-label': `Remove ${m.email}` },
     );
@@ -121,7 +133,7 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
   );
 }
 
-function inviteForm(act: (work: () => Promise<unknown>, done: string) => Promise<boolean>): HTMLElement {
+function inviteForm(act: (work: () => Promise<unknown>, said: string) => Promise<boolean>): HTMLElement {
   const email = h('input', { type: 'email', name: 'invite-email', autocomplete: 'off', required: true });
   email.id = 'invite-email';
   const role = rolePicker('invite-role', 'viewer');
