@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { hmacHex, safeEqual } from '../../lib/crypto.js';
+import { httpUrlOf } from '../../lib/return-url.js';
 import { checkoutPageUrl } from '../payment-requests/index.js';
 import { findPaymentById } from './repository.js';
 
@@ -27,8 +28,8 @@ export function challengeReturnUrl(ctx: ReturnContext, paymentId: number): strin
  * hosted checkout started goes back into the checkout (in the merchant's frame), told which payment to
  * show; the page reads the outcome itself with its token and follows successUrl / failureUrl from
  * there. Any other payment is sent to successUrl or failureUrl with paymentRequestId, paymentId and
- * status in the query, or shown the gateway's result page when the merchant gave none, or while the
- * outcome is still being settled (docs/decisions.md "3-D Secure return flow").
+ * status in the query, or shown the gateway's result page when the merchant gave none (or a stored
+ * one that is no http(s) URL), or while the outcome is still being settled (docs/decisions.md "3-D Secure return flow").
  */
 export async function returnFromChallenge(
   ctx: ReturnContext,
@@ -45,9 +46,9 @@ export async function returnFromChallenge(
   const landing = { status: payment.status, paymentId: payment.id, paymentRequestId: payment.payment_request_id };
   const approved = payment.status === 'succeeded' || payment.status === 'authorized';
   const settled = approved || payment.status === 'failed' || payment.status === 'canceled';
-  const target = payment.options[approved ? 'successUrl' : 'failureUrl'];
-  if (!settled || typeof target !== 'string' || !target) return { kind: 'page', ...landing };
-  const url = new URL(target);
+  // A stored value from before return URLs were checked, or not an http(s) URL: the gateway's own page.
+  const url = httpUrlOf(payment.options[approved ? 'successUrl' : 'failureUrl']);
+  if (!settled || !url) return { kind: 'page', ...landing };
   url.searchParams.set('paymentRequestId', String(landing.paymentRequestId));
   url.searchParams.set('paymentId', String(landing.paymentId));
   url.searchParams.set('status', landing.status);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../../context.js';
+import { escapeHtml } from '../../lib/html.js';
 import { returnFromChallenge, type ChallengeLanding } from './challenge-return.js';
 import { PaymentIdParams } from './schemas.js';
 
@@ -32,8 +33,8 @@ export function challengeReturnRoutes(app: App, ctx: AppContext): void {
         signature: request.query.signature,
       });
       if (landing.kind === 'redirect') {
-        // A URL as URL serializes it has no quotes or angle brackets; & is the one character to escape.
-        const href = landing.location.replaceAll('&', '&amp;');
+        // The location is an http(s) URL as URL serializes it (challenge-return.ts); on the page it is escaped all the same.
+        const href = escapeHtml(landing.location);
         return reply
           .code(303)
           .header('location', landing.location)
