@@ -10,6 +10,9 @@ export interface PaymentRequest {
   status: string;
   description: string | null;
   livemode: boolean;
+  /** The merchant's return pages for this request's payments (absolute http(s) URLs, checked by the gateway). */
+  successUrl: string | null;
+  failureUrl: string | null;
 }
 
 /**

@@ -251,10 +251,13 @@ function upiHooks(context: PageContext): Parameters<typeof upiPanel>[0] {
   };
 }
 
-/** What every payment sends besides the method's fields: the real browser for 3-D Secure, the return pages. */
-function commonFields(context: PageContext) {
-  const { successUrl, failureUrl } = context.session;
-  return { browserInfo: browserInfo(), ...(successUrl ? { successUrl } : {}), ...(failureUrl ? { failureUrl } : {}) };
+/**
+ * What every payment sends besides the method's fields: the real browser for 3-D Secure. Never the
+ * merchant's options (return pages, notifyUrl, capture delay, reference, IP address): the gateway refuses
+ * them with a checkout token and takes them from the payment request.
+ */
+function commonFields() {
+  return { browserInfo: browserInfo() };
 }
 
 const payByCard = (context: PageContext, card: CardSubmission) =>
@@ -262,11 +265,11 @@ const payByCard = (context: PageContext, card: CardSubmission) =>
     ...card,
     amount: context.request.amount,
     unit: context.request.currency,
-    ...commonFields(context),
+    ...commonFields(),
   });
 
 const payByWallet = (context: PageContext, submission: WalletSubmission) =>
-  context.client.payByWallet(context.requestId, { ...submission, ...commonFields(context) });
+  context.client.payByWallet(context.requestId, { ...submission, ...commonFields() });
 
 async function pay(context: PageContext, submit: () => Promise<Payment>): Promise<void> {
   const { requestId } = context;
@@ -314,22 +317,29 @@ function succeed(context: PageContext, paymentId: number, status: string): void 
   );
   announce(`Payment successful. You paid ${context.amount}.`);
   context.post('payment.succeeded', { paymentRequestId: context.requestId, paymentId, status });
-  const next = shopPage(context, context.session.successUrl, paymentId, status);
+  const next = shopPage(context, 'successUrl', paymentId, status);
   if (next) window.location.assign(next);
 }
 
 function fail(context: PageContext, paymentId: number, reason: string): void {
   context.post('payment.failed', { paymentRequestId: context.requestId, paymentId, status: 'failed' });
   showForm(context, reason);
-  const back = shopPage(context, context.session.failureUrl, paymentId, 'failed');
+  const back = shopPage(context, 'failureUrl', paymentId, 'failed');
   if (back) root.append(h('p', {}, h('a', { href: back }, 'Return to the shop')));
 }
 
 /**
- * The merchant's successUrl / failureUrl with the same query the gateway's 3-D Secure return adds.
- * Framed, the page stays in the frame and the embedding page decides (embed.js `successUrl`).
+ * The merchant's successUrl / failureUrl with the same query the gateway's 3-D Secure return adds: the
+ * payment request's, else the page's own parameter (an http(s) URL either way, or none). Framed, the page
+ * stays in the frame and the embedding page decides (embed.js `successUrl`).
  */
-function shopPage(context: PageContext, target: string | null, paymentId: number, status: string): string | null {
+function shopPage(
+  context: PageContext,
+  which: 'successUrl' | 'failureUrl',
+  paymentId: number,
+  status: string,
+): string | null {
+  const target = httpUrl(context.request[which]) ?? context.session[which];
   if (!target || context.session.parentOrigin) return null;
   const url = new URL(target);
   url.searchParams.set('paymentRequestId', String(context.requestId));
