@@ -185,6 +185,9 @@ export class World {
             currency: 'EUR',
             customerId: seed % 2 ? this.pick(this.customerIds, seed) : null,
             expiresAt: null,
+            notifyUrl: null,
+            successUrl: null,
+            failureUrl: null,
           }),
         };
       case 'GET /customers':

@@ -131,6 +131,11 @@ export interface PaymentRequestsTable {
   amount_paid: ColumnType<number, number | undefined, number>;
   amount_refunded: ColumnType<number, number | undefined, number>;
   expires_at: Timestamp | null;
+  /** The merchant's options for its payments (a submission with an API key may name others). */
+  notify_url: ColumnType<string | null, string | null | undefined, string | null>;
+  success_url: ColumnType<string | null, string | null | undefined, string | null>;
+  failure_url: ColumnType<string | null, string | null | undefined, string | null>;
+  capture_delay_hours: ColumnType<number, number | undefined, number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

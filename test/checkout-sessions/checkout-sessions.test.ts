@@ -124,13 +124,16 @@ describe('POST /payment-requests/{paymentRequestId}/checkout-session', () => {
 });
 
 describe('using a checkout session token', () => {
-  it('reads its payment request exactly as the API key does', async () => {
+  it('reads its payment request as the API key does, less where the merchant wants its notifications', async () => {
     const m = await gw.merchant();
-    const request = await createRequest(gw, m.apiKey);
+    const request = await createRequest(gw, m.apiKey, { notifyUrl: 'https://hooks.shop.example/gateway' });
     const token = await mintToken(gw, m.apiKey, request.paymentRequestId);
     const res = await readWithToken(request.paymentRequestId, token);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(request);
+    const { notifyUrl, ...record } = request;
+    expect(notifyUrl).toBe('https://hooks.shop.example/gateway');
+    expect(res.body).toEqual(record);
+    expect(res.text).not.toContain('hooks.shop.example');
   });
 
   it('works at 899 seconds and answers 401 AUTH001 from 900 seconds on', async () => {

@@ -273,6 +273,35 @@ describe('the hosted checkout embedded in the example shop', () => {
     await page.close();
   });
 
+  it("follows the payment request's successUrl ahead of its own parameter, and never sends either to the gateway", async () => {
+    const request = await createRequest(gw, merchant.apiKey, { successUrl: `${allowedPages}/request-done?order=8` });
+    const token = await mintToken(gw, merchant.apiKey, request.paymentRequestId);
+    pages.set('/request-done', '<!doctype html><title>Done</title><h1>Order complete</h1>');
+    const page = await context.newPage();
+    const submissions: Array<Record<string, unknown>> = [];
+    page.on('request', (sent) => {
+      if (sent.method() === 'POST' && new URL(sent.url()).pathname.startsWith('/payments/'))
+        submissions.push(sent.postDataJSON() as Record<string, unknown>);
+    });
+    const fragment = new URLSearchParams({
+      token,
+      successUrl: `${allowedPages}/param-done`,
+      failureUrl: `${allowedPages}/param-failed`,
+    });
+    await page.goto(`${gw.config.checkoutUrl}/main?requestId=${request.paymentRequestId}#${fragment}`);
+    await fillCard(page, CARDS.visa);
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.waitForURL((url) => url.origin === allowedPages, { timeout: 20_000 });
+    const landed = new URL(page.url());
+    expect(landed.pathname).toBe('/request-done');
+    expect(landed.searchParams.get('order')).toBe('8');
+    expect(landed.searchParams.get('status')).toBe('succeeded');
+    expect(submissions).toHaveLength(1);
+    for (const field of ['notifyUrl', 'successUrl', 'failureUrl', 'captureDelayHours', 'referenceId', 'ipAddress'])
+      expect(submissions[0], field).not.toHaveProperty(field);
+    await page.close();
+  });
+
   it('says the link has expired when the token has', async () => {
     const request = await createRequest(gw, merchant.apiKey);
     const token = await mintToken(gw, merchant.apiKey, request.paymentRequestId);

@@ -20,14 +20,21 @@ beforeAll(async () => {
 
 const URLS = { successUrl: 'https://shop.example/paid', failureUrl: 'https://shop.example/failed' };
 
-/** A 3-D Secure card payment, with the merchant's key or the request's checkout token. */
+/**
+ * A 3-D Secure card payment, with the merchant's key (naming the return pages) or the request's checkout
+ * token (which may not: the return pages are the payment request's).
+ */
 async function challenge(caller: 'api' | 'checkout') {
-  const id = await createRequest(gw, m);
+  const created = await gw.call('POST', '/payment-requests', {
+    apiKey: m.apiKey,
+    body: { amount: 10.5, currency: 'EUR', reference: 'challenge', ...(caller === 'checkout' ? URLS : {}) },
+  });
+  expect(created.status, created.text).toBe(200);
+  const id = created.body.paymentRequestId as number;
   const token = await mintToken(gw, m.apiKey, id);
-  const credentials = caller === 'api' ? { apiKey: m.apiKey } : { headers: { 'x-checkout-token': token } };
   const res = await gw.call('POST', `/payments/h2h/${id}`, {
-    ...credentials,
-    body: { ...h2hCard(CARDS.challengeApprove), ...URLS },
+    ...(caller === 'api' ? { apiKey: m.apiKey } : { headers: { 'x-checkout-token': token } }),
+    body: { ...h2hCard(CARDS.challengeApprove), ...(caller === 'api' ? URLS : {}) },
   });
   expect(res.status, res.text).toBe(200);
   expect(res.body.status).toBe('requires_action');
@@ -101,10 +108,13 @@ describe('what the checkout reads with its token', () => {
     expect(on.body.walletEnabled).toBe(true);
     expect((await gw.call('GET', '/settings', { apiKey: merchant.apiKey })).body.walletEnabled).toBe(true);
     expect((await asCheckout(id, token)).headers.get('x-wallet-enabled')).toBe('true');
-    // The API key's answer stays the record alone.
+    // The API key's answer stays the record alone; the token's is the same record without the merchant's notifyUrl.
     const withKey = await gw.call('GET', `/payment-requests/${id}`, { apiKey: merchant.apiKey });
     expect(withKey.headers.get('x-wallet-enabled')).toBeNull();
-    expect(withKey.body).toEqual(before.body);
+    const { notifyUrl, ...record } = withKey.body;
+    expect(notifyUrl).toBeNull();
+    expect(before.body).not.toHaveProperty('notifyUrl');
+    expect(record).toEqual(before.body);
   });
 
   it('refuses a walletEnabled that is not a boolean', async () => {

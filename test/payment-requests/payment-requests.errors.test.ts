@@ -85,6 +85,76 @@ describe('each bound, and one past it', () => {
   });
 });
 
+describe("the merchant's options for its payments", () => {
+  const NOT_RETURN_URLS: Array<[string, string]> = [
+    ['text that is no URL', 'not a url'],
+    ['a javascript: URL', 'javascript:alert(1)'],
+    ['a data: URL', 'data:text/html,<script>alert(1)</script>'],
+    ['a relative URL', '/orders/7/done'],
+    ['a URL with credentials', 'https://user:secret@shop.example/done'],
+    ['an empty string', ''],
+  ];
+  for (const field of ['successUrl', 'failureUrl']) {
+    it.each(NOT_RETURN_URLS)(
+      `refuses ${field} as %s: 400 INVALID_FORMAT naming it; nothing created`,
+      async (_name, url) => {
+        const before = await countRequests();
+        const res = await create(requestBody({ [field]: url }));
+        expectErrorGuide(res, 400, 'INVALID_FORMAT', 'VAL002');
+        expect(res.body.details).toEqual({ field, value: url });
+        expect(await countRequests()).toBe(before);
+      },
+    );
+
+    it(`${field}: a live key must use https; http is test mode's only`, async () => {
+      const live = await gw.merchant({ withLiveKey: true });
+      const before = await countRequests();
+      const http = await gw.call('POST', '/payment-requests', {
+        apiKey: live.liveKey,
+        body: requestBody({ [field]: 'http://shop.example/done' }),
+      });
+      expectErrorGuide(http, 400, 'INVALID_FORMAT', 'VAL002');
+      expect(http.body.details).toEqual({ field, value: 'http://shop.example/done' });
+      expect(await countRequests()).toBe(before);
+      const https = await gw.call('POST', '/payment-requests', {
+        apiKey: live.liveKey,
+        body: requestBody({ [field]: 'https://shop.example/done' }),
+      });
+      expect(https.status, https.text).toBe(200);
+      expect(https.body[field]).toBe('https://shop.example/done');
+      expect((await create(requestBody({ [field]: 'http://shop.example/done' }))).status).toBe(200);
+    });
+  }
+
+  it('accepts a return URL with quotes and angle brackets in its query (a URL, escaped where it is used)', async () => {
+    const url = `https://shop.example/done?note="<b>'`;
+    const res = await create(requestBody({ successUrl: url }));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.successUrl).toBe(url);
+  });
+
+  it.each([
+    ['notifyUrl that is no URL', { notifyUrl: 'not a url' }, 'notifyUrl', 'not a url'],
+    ['captureDelayHours 8', { captureDelayHours: 8 }, 'captureDelayHours', 8],
+    ['captureDelayHours -1', { captureDelayHours: -1 }, 'captureDelayHours', -1],
+    ['captureDelayHours 1.5', { captureDelayHours: 1.5 }, 'captureDelayHours', 1.5],
+  ])('rejects %s with INVALID_FORMAT naming it; nothing created', async (_name, overrides, field, value) => {
+    const before = await countRequests();
+    const res = await create(requestBody(overrides));
+    expectErrorGuide(res, 400, 'INVALID_FORMAT', 'VAL002');
+    expect(res.body.details).toEqual({ field, value });
+    expect(await countRequests()).toBe(before);
+  });
+
+  it('refuses a notifyUrl of a scheme other than http(s) as a forbidden target (WH003)', async () => {
+    const before = await countRequests();
+    const res = await create(requestBody({ notifyUrl: 'ftp://hooks.shop.example/' }));
+    expectErrorGuide(res, 400, 'WEBHOOK_TARGET_FORBIDDEN', 'WH003');
+    expect(res.body.details).toEqual({ field: 'notifyUrl', value: 'ftp://hooks.shop.example/' });
+    expect(await countRequests()).toBe(before);
+  });
+});
+
 describe('missing fields', () => {
   it.each([['amount'], ['currency'], ['reference']])('names a missing %s', async (field) => {
     const body: Record<string, unknown> = requestBody();

@@ -41,6 +41,10 @@ describe('POST /payment-requests', () => {
       createDate: gw.clock.now().toISOString(),
       expiresAt,
       livemode: false,
+      notifyUrl: null,
+      successUrl: null,
+      failureUrl: null,
+      captureDelayHours: 0,
       checkoutUrl: `${gw.config.checkoutUrl}/main?requestId=${id}`,
     });
   });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
-import { CARDS, card, createRequest, h2hCard, payer } from './fixtures.js';
+import { CARDS, card, createRequest, h2hCard, payer, walletPayment } from './fixtures.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -163,6 +163,43 @@ describe('variant selection at /payments/h2h', () => {
       'unit',
     ]);
     expect(res.body.amount).toBe(10.5);
+  });
+});
+
+describe('return URLs (successUrl, failureUrl): absolute http(s) URLs, https with a live key', () => {
+  const NOT_RETURN_URLS = [
+    'not a url',
+    'javascript:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    '//shop.example/done',
+    'https://user:secret@shop.example/done',
+  ];
+  for (const field of ['successUrl', 'failureUrl']) {
+    for (const url of NOT_RETURN_URLS) {
+      it(`${field} ${JSON.stringify(url)} → 400 INVALID_FORMAT naming it; nothing created (h2h, wallet)`, async () => {
+        const card = await h2h({ ...h2hCard(CARDS.visa), [field]: url });
+        expect(card.status, card.text).toBe(400);
+        expect(card.body).toMatchObject({ error: 'INVALID_FORMAT', code: 'VAL002', details: { field, value: url } });
+        const wallet = await gw.call('POST', `/payments/wallet/${requestId}`, {
+          apiKey: m.apiKey,
+          body: walletPayment('tok_return', 'googlepay', { [field]: url }),
+        });
+        expect(wallet.status, wallet.text).toBe(400);
+        expect(wallet.body).toMatchObject({ error: 'INVALID_FORMAT', details: { field } });
+        await expectNothingCreated();
+      });
+    }
+  }
+
+  it('an http:// return URL with a live key → 400 INVALID_FORMAT (before the live key is turned away)', async () => {
+    const live = await gw.merchant({ withLiveKey: true });
+    const id = await createRequest(gw, live, 10.5, 'EUR', live.liveKey);
+    const res = await gw.call('POST', `/payments/h2h/${id}`, {
+      apiKey: live.liveKey,
+      body: { ...h2hCard(CARDS.visa), failureUrl: 'http://shop.example/failed' },
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toMatchObject({ error: 'INVALID_FORMAT', details: { field: 'failureUrl' } });
   });
 });
 

@@ -1,25 +1,23 @@
 import { inTransaction } from '../../context.js';
 import { loadSettingsRow, type SettingsContext } from './get-settings.js';
-import { claimUnqueuedEvents, insertDeliveries, paymentNotifyUrls, type NewDelivery } from './repository.js';
+import { ownNotifyUrls, paymentIdOf } from './own-notify-urls.js';
+import { claimUnqueuedEvents, insertDeliveries, type NewDelivery } from './repository.js';
 
 const BATCH = 200;
 
-/** The payment an event is about (payment and refund events carry paymentId), if any. */
-export const paymentIdOf = (payload: Record<string, unknown>): number | undefined =>
-  typeof payload.paymentId === 'number' ? payload.paymentId : undefined;
-
 /**
- * Hands new outbox events to delivery: one delivery per event to the payment's notifyUrl, else the
- * merchant's default URL (unless it is disabled or the merchant does not take the type). An event with
- * no target stays in the log without a delivery. One transaction: an event is queued exactly once.
+ * Hands new outbox events to delivery: one delivery per event to the notifyUrl of its payment (or of
+ * its payment request: own-notify-urls.ts), else the merchant's default URL (unless it is disabled or
+ * the merchant does not take the type). An event with no target stays in the log without a delivery.
+ * One transaction: an event is queued exactly once.
  */
 export async function queueEvents(ctx: SettingsContext): Promise<number> {
   return inTransaction(ctx, async (trx) => {
     const events = await claimUnqueuedEvents(trx.db, BATCH);
     if (events.length === 0) return 0;
-    const paymentUrls = await paymentNotifyUrls(
+    const ownUrlOf = await ownNotifyUrls(
       trx.db,
-      events.map((e) => paymentIdOf(e.payload)).filter((id): id is number => id !== undefined),
+      events.map((e) => e.payload),
     );
     const deliveries: NewDelivery[] = [];
     // Read once per merchant and mode in the batch, not once per event (a batch is mostly one merchant's).
@@ -32,7 +30,7 @@ export async function queueEvents(ctx: SettingsContext): Promise<number> {
       if (settings.event_types && !settings.event_types.includes(event.type)) continue;
       const paymentId = paymentIdOf(event.payload);
       const defaultUrl = settings.endpoint_disabled_at ? null : settings.notify_url;
-      const url = (paymentId !== undefined ? paymentUrls.get(paymentId) : undefined) ?? defaultUrl;
+      const url = ownUrlOf(event.payload) ?? defaultUrl;
       if (!url) continue;
       const orderKey = paymentId !== undefined ? `payment:${paymentId}` : `event:${event.id}`;
       deliveries.push({ ...scope, eventId: event.id, url, orderKey });

@@ -132,6 +132,18 @@ export async function paymentNotifyUrls(db: Db, paymentIds: number[]): Promise<M
   return new Map(rows.filter((r) => r.notify_url).map((r) => [r.id, r.notify_url!]));
 }
 
+/** notifyUrl given with each payment request, by request id: for events about a request rather than a payment. */
+export async function requestNotifyUrls(db: Db, requestIds: number[]): Promise<Map<number, string>> {
+  if (requestIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payment_requests')
+    .select(['id', 'notify_url'])
+    .where('id', 'in', requestIds)
+    .where('notify_url', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.notify_url!]));
+}
+
 export interface NewDelivery extends MerchantScope {
   eventId: number;
   url: string;

@@ -1,16 +1,20 @@
 import { invalidFormat, notFound } from '../../errors.js';
+import type { Config } from '../../config.js';
 import type { DbContext } from '../../context.js';
+import { checkReturnUrl } from '../../lib/return-url.js';
 import { minorUnit, normalizeCurrency, toMinor } from '../../lib/money.js';
+import { checkNotifyUrl } from '../notifications/index.js';
 import { scheduleExpiry } from './expire-payment-request.js';
 import { customerExists, insertPaymentRequest, type MerchantScope } from './repository.js';
 import type { CreatePaymentRequestInput } from './schemas.js';
 
 /**
  * Creates an open payment request. The body's shape and bounds are already checked by its
- * schema; this checks what needs the currency, the clock or the database. Caller owns the transaction.
+ * schema; this checks what needs the currency, the clock, the mode, name resolution (notifyUrl) or the
+ * database. Caller owns the transaction.
  */
 export async function createPaymentRequest(
-  ctx: DbContext,
+  ctx: DbContext & { config: Pick<Config, 'webhookAllowPrivateTargets'> },
   input: CreatePaymentRequestInput & { scope: MerchantScope },
 ) {
   const { scope } = input;
@@ -36,6 +40,9 @@ export async function createPaymentRequest(
   if (expiresAt && expiresAt.getTime() <= now.getTime()) {
     throw invalidFormat('expiresAt', input.expiresAt, 'expiresAt must be in the future');
   }
+  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.notifyUrl });
+  checkReturnUrl('successUrl', input.successUrl, scope.livemode);
+  checkReturnUrl('failureUrl', input.failureUrl, scope.livemode);
   const customerId = input.customerId ?? null;
   if (customerId !== null && !(await customerExists(ctx.db, scope, customerId))) {
     throw notFound(`customer ${customerId}`);
@@ -52,6 +59,10 @@ export async function createPaymentRequest(
     customer_id: customerId,
     status: 'open',
     expires_at: expiresAt,
+    notify_url: input.notifyUrl ?? null,
+    success_url: input.successUrl ?? null,
+    failure_url: input.failureUrl ?? null,
+    capture_delay_hours: input.captureDelayHours ?? 0,
     created_at: now,
     updated_at: now,
   });

@@ -28,6 +28,10 @@ export function presentPaymentRequest(row: PaymentRequestRow, now: Date, checkou
     createDate: row.created_at.toISOString(),
     expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
     livemode: row.livemode,
+    notifyUrl: row.notify_url,
+    successUrl: row.success_url,
+    failureUrl: row.failure_url,
+    captureDelayHours: row.capture_delay_hours,
     checkoutUrl: checkoutPageUrl(checkoutUrl, row.id),
   };
 }

@@ -99,13 +99,15 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const scope = merchantScopeOf(request);
       const row = await getPaymentRequest(ctx, { scope, id: request.params.id });
-      // What the hosted checkout needs besides the record goes in headers, so the record stays the same for both callers.
-      if (request.actor?.kind === 'checkout')
-        for (const [name, value] of Object.entries(
-          await checkoutHeaders(ctx, { scope, id: row.id, merchantName: request.actor.merchantName }),
-        ))
-          reply.header(name, value);
-      return present(row);
+      if (request.actor?.kind !== 'checkout') return present(row);
+      // What the hosted checkout needs besides the record goes in headers, so the record keeps its shape for both callers.
+      for (const [name, value] of Object.entries(
+        await checkoutHeaders(ctx, { scope, id: row.id, merchantName: request.actor.merchantName }),
+      ))
+        reply.header(name, value);
+      // Where the merchant's notifications go is none of the payer's business.
+      const { notifyUrl: _merchantOnly, ...record } = present(row);
+      return record;
     },
   );
 

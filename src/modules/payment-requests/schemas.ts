@@ -28,6 +28,40 @@ export const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 
   description: `Your own key-value pairs: at most ${MAX_METADATA_KEYS} keys of 1-40 characters, string values of at most 500 characters`,
 });
 
+const returnUrl = (description: string) =>
+  nullable(
+    Type.String({
+      maxLength: 2048,
+      description: `${description}: an absolute http or https URL (https with a live key), with paymentRequestId, paymentId and status added to its query`,
+    }),
+  );
+
+/**
+ * The merchant's options for the request's payments (docs/decisions.md "Merchant options of a payment"):
+ * every payment inherits them, the hosted checkout's (checkout session token) always, since a token may
+ * not set them; a payment submitted with an API key may name others, which then win.
+ */
+const MerchantOptions = {
+  notifyUrl: Type.Optional(
+    nullable(
+      Type.String({
+        maxLength: 2048,
+        description:
+          "Where the notifications of this request's payments and refunds go, instead of the settings' notifyUrl (http or https; private addresses refused outside development)",
+      }),
+    ),
+  ),
+  successUrl: Type.Optional(returnUrl("Where the payer's browser goes after a successful payment")),
+  failureUrl: Type.Optional(returnUrl("Where the payer's browser goes after a failed payment")),
+  captureDelayHours: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 7,
+      description: '0 (default) = capture at once; 1-7 = authorize now, capture that many hours later',
+    }),
+  ),
+};
+
 export const CreatePaymentRequestBody = Type.Object({
   amount: Type.Number({
     exclusiveMinimum: 0,
@@ -50,6 +84,7 @@ export const CreatePaymentRequestBody = Type.Object({
     ),
   ),
   metadata: Type.Optional(Metadata),
+  ...MerchantOptions,
 });
 export type CreatePaymentRequestInput = Static<typeof CreatePaymentRequestBody>;
 
@@ -67,6 +102,17 @@ export const PaymentRequestRecord = Type.Object({
   createDate: Type.String({ format: 'date-time' }),
   expiresAt: nullable(Type.String({ format: 'date-time' })),
   livemode: Type.Boolean(),
+  notifyUrl: Type.Optional(
+    nullable(
+      Type.String({
+        description:
+          "Where this request's payment notifications go (null: the settings'); left out of the answer to a checkout session token",
+      }),
+    ),
+  ),
+  successUrl: nullable(Type.String({ description: "Where the payer's browser goes after a successful payment" })),
+  failureUrl: nullable(Type.String({ description: "Where the payer's browser goes after a failed payment" })),
+  captureDelayHours: Type.Integer({ description: "The capture delay of this request's payments (0: at once)" }),
   checkoutUrl: Type.String({
     description: 'The hosted checkout page for this request; add a checkout session token as `token`',
   }),

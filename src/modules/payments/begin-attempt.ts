@@ -129,7 +129,7 @@ export async function beginAttemptWithoutCard(
   > & {
     processor: string;
     method: 'upi' | 'wallet';
-    captureDelayHours: number;
+    captureDelayHours: number | null;
   },
 ): Promise<{ payment: PaymentRow; resumed: boolean }> {
   const resume = input.recoveryPoint?.resume;

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { Db } from '../../storage/db.js';
 import { groupsCommits, hotGroup } from '../../storage/group-commit.js';
 import { hot } from '../../storage/prepared.js';
@@ -37,7 +37,8 @@ export interface NewAttempt {
   /** undefined: the merchant's default processor. */
   processor: string | undefined;
   method: string;
-  captureDelayHours: number;
+  /** Null: the payment request's. */
+  captureDelayHours: number | null;
   payer: Record<string, unknown>;
   options: Record<string, unknown>;
   now: Date;
@@ -107,7 +108,7 @@ async function beginOne(db: Db, input: NewAttempt): Promise<PaymentRow | undefin
           and m.id = r.merchant_id
           and r.status in (${legal}) and (r.expires_at is null or r.expires_at > ${now})
           ${amountMatches}
-        returning r.id, r.amount, r.currency, m.default_processor
+        returning r.id, r.amount, r.currency, m.default_processor, ${REQUEST_OPTIONS}
       ),
       ${cardInsert}
       pay as (
@@ -115,15 +116,28 @@ async function beginOne(db: Db, input: NewAttempt): Promise<PaymentRow | undefin
                               card_id, capture_delay_hours, payer, options, created_at, updated_at)
         select ${input.merchantId}, false, request.id, 'pending', ${input.method},
                coalesce(${input.processor ?? null}, request.default_processor), request.amount, request.currency,
-               ${cardId}, ${input.captureDelayHours},
-               ${JSON.stringify(input.payer)}::jsonb, ${JSON.stringify(input.options)}::jsonb, ${now}, ${now}
-        from request
+               ${cardId}, coalesce(${input.captureDelayHours}::int, request.capture_delay_hours),
+               ${JSON.stringify(input.payer)}::jsonb, ${inheritedOptions(sql`given.options`)}, ${now}, ${now}
+        from request, (select ${JSON.stringify(input.options)}::jsonb as options) given
         returning *
       )${recovery}
       select * from pay`;
   const { rows } = await db.executeQuery(hot('begin_attempt', statement.compile(db)));
   return rows[0];
 }
+
+/** The merchant's options of the payment request, which a payment inherits where its submission named none. */
+const REQUEST_OPTIONS = sql`r.notify_url, r.success_url, r.failure_url, r.capture_delay_hours`;
+
+/**
+ * The payment's options: the submission's, with the request's URLs where it gave none (null), so the
+ * payment records what applies to it: delivery and the 3-D Secure return read them from the payment
+ * (docs/decisions.md "Merchant options of a payment").
+ */
+const inheritedOptions = (given: RawBuilder<unknown>) => sql`${given} || jsonb_build_object(
+               'notifyUrl', coalesce(${given}->>'notifyUrl', request.notify_url),
+               'successUrl', coalesce(${given}->>'successUrl', request.success_url),
+               'failureUrl', coalesce(${given}->>'failureUrl', request.failure_url))`;
 
 /** What an attempt's statement contains (the parts `beginOne` leaves out of the text when not needed). */
 interface AttemptShape {
@@ -245,14 +259,15 @@ function groupedBeginStatement(
           and mc.id = r.merchant_id
           and r.status in (${sql.join(requestSourcesFor('processing'))}) and (r.expires_at is null or r.expires_at > m.now)
           ${amountMatches}
-        returning m.index, r.id, r.amount, r.currency, mc.default_processor
+        returning m.index, r.id, r.amount, r.currency, mc.default_processor, ${REQUEST_OPTIONS}
       ),
       ${cardInsert}
       pay as (
         insert into payments (merchant_id, livemode, payment_request_id, status, method, processor, amount, currency,
                               card_id, capture_delay_hours, payer, options, created_at, updated_at)
         select m."merchantId", false, request.id, 'pending', m.method, coalesce(m.processor, request.default_processor),
-               request.amount, request.currency, ${cardId}, m."captureDelayHours", m.payer, m.options, m.now, m.now
+               request.amount, request.currency, ${cardId}, coalesce(m."captureDelayHours", request.capture_delay_hours),
+               m.payer, ${inheritedOptions(sql`m.options`)}, m.now, m.now
         from request join moves m on m.index = request.index${vault ? sql` join card on card.token_hash = m.token_hash` : sql``}
         returning *
       )${recovery}

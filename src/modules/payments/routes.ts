@@ -40,6 +40,7 @@ import { submitWalletPayment } from './submit-wallet-payment.js';
 import type { CardPaymentInput, CardPaymentResult } from './types.js';
 import { paymentError } from '../payment-failures.js';
 import { paymentView } from './view.js';
+import { submissionOptions, type SubmittedOptions } from './merchant-options.js';
 
 const TAGS = ['Payments'];
 const SUBMISSION = { auth: 'api_key' as const, paymentSubmission: true };
@@ -84,7 +85,6 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
           failover: true,
           source,
           expected: { amount: body.amount, unit: body.unit },
-          captureDelayHours: ('captureDelayHours' in body ? body.captureDelayHours : undefined) ?? 0,
         }),
       );
     },
@@ -117,7 +117,6 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
               cvv: body.cvv,
               holder: body.name,
             },
-            captureDelayHours: body.captureDelayHours ?? 0,
           }),
         );
       },
@@ -142,7 +141,6 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
         ...submissionInput(request, body),
         token: body.token,
         walletType: WALLET_TYPES[body.wallet.walletType],
-        captureDelayHours: body.captureDelayHours ?? 0,
       });
       return respond({ payment, card: undefined, cardToken: null });
     },
@@ -255,22 +253,9 @@ const WALLET_TYPES = { googlepay: 'googlepay', G: 'googlepay', applepay: 'applep
 
 type PayerFields = Pick<H2hCard, 'name' | 'email'> &
   Partial<
-    Pick<
-      H2hCard,
-      | 'name'
-      | 'email'
-      | 'phoneNumber'
-      | 'address'
-      | 'city'
-      | 'state'
-      | 'postalCode'
-      | 'country'
-      | 'is3ds'
-      | 'isSandbox'
-      | 'ipAddress'
-    >
+    Pick<H2hCard, 'phoneNumber' | 'address' | 'city' | 'state' | 'postalCode' | 'country' | 'is3ds' | 'isSandbox'>
   > &
-  Partial<Pick<H2hCard, 'referenceId' | 'notifyUrl' | 'successUrl' | 'failureUrl' | 'originDomain' | 'browserInfo'>>;
+  SubmittedOptions;
 
 /** The sandbox test-control headers of a test-mode call, forwarded to the processor. */
 function sandboxControls(request: FastifyRequest): Record<string, string> {
@@ -288,6 +273,12 @@ function sandboxControls(request: FastifyRequest): Record<string, string> {
 function submissionInput(request: FastifyRequest, body: PayerFields) {
   const merchant = requireMerchant(request);
   const params = request.params as { id: number };
+  const { options, captureDelayHours } = submissionOptions({
+    caller: merchant.kind === 'checkout' ? 'checkout' : 'api',
+    mode: merchant.mode,
+    body,
+    connectionIp: request.ip,
+  });
   const testHeaders = sandboxControls(request);
   const claim = request.idempotencyClaim;
   return {
@@ -306,17 +297,8 @@ function submissionInput(request: FastifyRequest, body: PayerFields) {
     },
     is3ds: body.is3ds ?? false,
     isSandbox: body.isSandbox,
-    options: {
-      referenceId: body.referenceId ?? null,
-      notifyUrl: body.notifyUrl ?? null,
-      successUrl: body.successUrl ?? null,
-      failureUrl: body.failureUrl ?? null,
-      originDomain: body.originDomain ?? null,
-      ipAddress: body.ipAddress ?? request.ip,
-      browserInfo: body.browserInfo ?? null,
-      // Where a 3-D Secure payer comes back to: the hosted checkout, or the merchant's URLs (challenge-return.ts).
-      startedFrom: request.actor?.kind === 'checkout' ? 'checkout' : 'api',
-    },
+    options,
+    captureDelayHours,
     testHeaders,
     recoveryPoint: claim && {
       key: claim.key,

@@ -7,6 +7,12 @@ import { PaymentFailure } from '../payment-failures.js';
 /** Field bounds from the spec's "Payer and payment submission fields" table. */
 const url = (description: string) => nullable(Type.String({ maxLength: 2048, description }));
 
+/** The merchant's options (payments/merchant-options.ts): the payment request's apply where the body names none. */
+const MERCHANT_ONLY =
+  "API key only: refused with a checkout session token (400 INVALID_FORMAT); default: the payment request's";
+const returnUrl = (description: string) =>
+  url(`${description}: an absolute http or https URL (https with a live key). ${MERCHANT_ONLY}`);
+
 const Payer = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
   email: Type.String({ format: 'email', maxLength: 100 }),
@@ -58,14 +64,31 @@ const Common = {
   isSandbox: Type.Optional(
     Type.Boolean({ description: 'The API key decides the mode; true with a live key is rejected' }),
   ),
-  ipAddress: Type.Optional(nullable(Type.String({ maxLength: 64 }))),
+  ipAddress: Type.Optional(
+    nullable(
+      Type.String({
+        maxLength: 64,
+        description:
+          "The payer's IP address, default: the connection's. API key only: refused with a checkout session token (400 INVALID_FORMAT), whose payments record the connection's",
+      }),
+    ),
+  ),
 };
 
 const Notification = {
-  referenceId: Type.Optional(nullable(Type.String({ maxLength: 100 }))),
-  notifyUrl: Type.Optional(url('Where payment notifications are sent')),
-  successUrl: Type.Optional(url("Where the payer's browser goes after success")),
-  failureUrl: Type.Optional(url("Where the payer's browser goes after failure")),
+  referenceId: Type.Optional(
+    nullable(
+      Type.String({
+        maxLength: 100,
+        description: 'Your reference. API key only: refused with a checkout session token (400 INVALID_FORMAT)',
+      }),
+    ),
+  ),
+  notifyUrl: Type.Optional(
+    url(`Where this payment's notifications are sent, else the settings' notifyUrl. ${MERCHANT_ONLY}`),
+  ),
+  successUrl: Type.Optional(returnUrl("Where the payer's browser goes after success")),
+  failureUrl: Type.Optional(returnUrl("Where the payer's browser goes after failure")),
   originDomain: Type.Optional(url('Origin of the page that embeds the checkout')),
 };
 
@@ -80,7 +103,11 @@ const Amount = {
 
 const Capture = {
   captureDelayHours: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 7, description: '0 = capture now; 1-7 = authorize now, capture later' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: 7,
+      description: `0 = capture now; 1-7 = authorize now, capture later. ${MERCHANT_ONLY}`,
+    }),
   ),
 };
 

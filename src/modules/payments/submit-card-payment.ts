@@ -72,7 +72,7 @@ async function attempt(
         reference: `pay_${payment.id}`,
         amount: payment.amount,
         currency: payment.currency,
-        capture: input.captureDelayHours === 0,
+        capture: payment.capture_delay_hours === 0,
         card: {
           number: stored.pan,
           expMonth: card.exp_month,

@@ -31,7 +31,7 @@ export async function submitWalletPayment(ctx: PaymentContext, input: WalletPaym
     reference: `pay_${payment.id}`,
     amount: payment.amount,
     currency: payment.currency,
-    capture: input.captureDelayHours === 0,
+    capture: payment.capture_delay_hours === 0,
     wallet: { token: input.token, walletType: input.walletType },
     threeDS: {
       force: input.is3ds,

@@ -20,7 +20,8 @@ export interface CardPaymentInput {
   payer: Record<string, unknown>;
   /** h2h variants carry amount and unit, which must match the payment request. */
   expected?: { amount: number; unit: string };
-  captureDelayHours: number;
+  /** Null: the payment request's (merchant-options.ts). The payment row holds the one that applies. */
+  captureDelayHours: number | null;
   is3ds: boolean;
   isSandbox?: boolean;
   options: Record<string, unknown>;

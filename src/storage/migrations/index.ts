@@ -22,6 +22,7 @@ import * as m0020 from './0020_recovery_objects.js';
 import * as m0021 from './0021_outbox_queue.js';
 import * as m0022 from './0022_delivery_endpoints.js';
 import * as m0025 from './0025_callback_replays_and_secrets.js';
+import * as m0026 from './0026_payment_request_options.js';
 import * as m0027 from './0027_keys_of_viewers_revoked.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0021_outbox_queue': m0021,
   '0022_delivery_endpoints': m0022,
   '0025_callback_replays_and_secrets': m0025,
+  '0026_payment_request_options': m0026,
   '0027_keys_of_viewers_revoked': m0027,
 };
 
