@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { UserRole } from '../../storage/schema.js';
 import type { NoticeComposer } from '../notifications/index.js';
-import { hashInvitationToken, invitationToken } from './invitation-token.js';
+import { composeLinkMail } from '../../lib/link-token.js';
+import { INVITATION_TOKEN } from './invitation-token.js';
 import { findInvitationByNotice } from './repository.js';
 
 /** Stands where the link goes in the stored notice: the notices table never holds the token. */
@@ -38,8 +39,13 @@ export function invitationMail(ctx: Pick<AppContext, 'db' | 'clock' | 'secrets' 
     const invitation = await findInvitationByNotice(ctx.db, notice.id);
     if (!invitation || invitation.accepted_at || invitation.revoked_at) return null;
     if (invitation.expires_at <= ctx.clock.now()) return null;
-    const token = invitationToken(ctx.secrets.jwtSecret, invitation.token_nonce);
-    if (hashInvitationToken(token) !== invitation.token_hash) return null;
-    return notice.body.replace(INVITATION_LINK, acceptLink(ctx.config.publicUrl, token));
+    return composeLinkMail({
+      secret: ctx.secrets.jwtSecret,
+      kind: INVITATION_TOKEN,
+      row: invitation,
+      body: notice.body,
+      placeholder: INVITATION_LINK,
+      link: (token) => acceptLink(ctx.config.publicUrl, token),
+    });
   };
 }

@@ -1,27 +1,21 @@
-import { createHmac } from 'node:crypto';
-import { randomBase62, sha256Hex } from '../../lib/crypto.js';
+import {
+  hashLinkToken,
+  isWellFormedLinkToken,
+  linkToken,
+  newLinkToken,
+  type LinkTokenKind,
+} from '../../lib/link-token.js';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
-/** inv_ + 43 base64url characters (256 bits of HMAC). The prefix lets logs redact it by pattern. */
-const TOKEN_PATTERN = /^inv_[0-9A-Za-z_-]{43}$/;
+/** inv_ + 43 base64url characters (lib/link-token.ts: never stored, derived again when the mail is sent). */
+export const INVITATION_TOKEN: LinkTokenKind = { prefix: 'inv', purpose: 'team-invitation' };
 
-export const isWellFormedInvitationToken = (token: string) => TOKEN_PATTERN.test(token);
+export const isWellFormedInvitationToken = (token: string) => isWellFormedLinkToken(INVITATION_TOKEN, token);
 
-/** Stored only as SHA-256, like API keys and session tokens. */
-export const hashInvitationToken = (token: string) => sha256Hex(token);
+export const hashInvitationToken = hashLinkToken;
 
-/**
- * The link's token, derived from a random nonce (stored) under the gateway's secret (never stored): the
- * database alone never holds the token, yet the e-mail job, which runs later and maybe elsewhere, can
- * compose it into the mail. A nonce without the secret gives nothing.
- */
-export const invitationToken = (secret: string, nonce: string) =>
-  `inv_${createHmac('sha256', secret).update(`team-invitation\n${nonce}`).digest('base64url')}`;
+export const invitationToken = (secret: string, nonce: string) => linkToken(secret, INVITATION_TOKEN, nonce);
 
-export function newInvitationToken(secret: string): { token: string; hash: string; nonce: string } {
-  const nonce = randomBase62(24);
-  const token = invitationToken(secret, nonce);
-  return { token, hash: hashInvitationToken(token), nonce };
-}
+export const newInvitationToken = (secret: string) => newLinkToken(secret, INVITATION_TOKEN);
