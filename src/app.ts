@@ -99,7 +99,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     db: storage.db,
     clock,
     secrets,
-    tokens: auth.createAccessTokens(secrets.jwtSecret, clock),
+    tokens: auth.createAccessTokens(secrets.jwtSecret, clock, storage.db),
     logger,
     jobs: new JobRunner(storage.db, clock, logger),
     callbackHandlers: new callbacks.CallbackHandlers(),
@@ -118,8 +118,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   for (const [source, handler] of Object.entries(payments.callbackHandlers(ctx))) {
     ctx.callbackHandlers.register(source as keyof ReturnType<typeof payments.callbackHandlers>, handler);
   }
-  const notificationWorker = notifications.worker(ctx, { invitation: team.invitationMail(ctx) });
+  const notificationWorker = notifications.worker(ctx, {
+    invitation: team.invitationMail(ctx),
+    password_reset: auth.accountLinkMail(ctx),
+    sign_in_link: auth.accountLinkMail(ctx),
+  });
   ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
+  ctx.jobs.use({}, auth.sweeps(ctx));
   const upkeep = storage.upkeep;
   if (upkeep) ctx.jobs.use({}, [{ everyMs: UPKEEP_EVERY_MS, run: async () => reportUpkeep(ctx, await upkeep()) }]);
   app.addHook('onClose', () => ctx.processors.close());

@@ -40,7 +40,11 @@ export interface Config {
   /** Proxies whose X-Forwarded-* headers are believed (IPs or CIDRs). */
   trustedProxies: string[];
   logLevel: string;
-  rateLimit: { max: number; windowSeconds: number };
+  /**
+   * max requests per windowSeconds per caller; signInMax attempts a minute per client address on the
+   * sign-in routes (SIGNIN_RATE_LIMIT_MAX), whatever e-mail they name.
+   */
+  rateLimit: { max: number; windowSeconds: number; signInMax: number };
   redisUrl: string | undefined;
   /** Create the demo merchant on an empty store (development only). */
   seedDemo: boolean;
@@ -192,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
   const rateLimit = {
     max: integer('RATE_LIMIT_MAX', 6000, 1, 10_000_000),
     windowSeconds: integer('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+    signInMax: integer('SIGNIN_RATE_LIMIT_MAX', 20, 1, 10_000_000),
   };
   const redisUrl = url('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:']);
 

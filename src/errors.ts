@@ -24,6 +24,7 @@ export const ERRORS = {
   INVALID_CREDENTIALS: { status: 401, code: 'AUTH003', title: 'Invalid e-mail or password' },
   ACCOUNT_LOCKED: { status: 429, code: 'AUTH004', title: 'Account temporarily locked' },
   SESSION_EXPIRED: { status: 401, code: 'AUTH005', title: 'Control-panel session expired' },
+  LINK_INVALID: { status: 410, code: 'AUTH006', title: 'Password-reset or sign-in link not valid' },
   INVALID_JSON: { status: 400, code: 'VAL003', title: 'Malformed JSON body' },
   JSON_TOO_COMPLEX: { status: 400, code: 'VAL004', title: 'JSON body nested too deeply or with too many members' },
   NOT_FOUND: { status: 404, code: 'NOT_FOUND', title: 'Not found' },

@@ -12,6 +12,10 @@ export interface FuzzTarget {
   teammate(merchant: { merchantId: number }): Promise<number>;
   /** The token of an invitation's link, as its e-mail carries it. */
   invitationToken(invitationId: number): Promise<string>;
+  /** A new teammate of the merchant who can sign in: their e-mail and password. */
+  teammateCredentials(merchant: { merchantId: number }): Promise<{ email: string; password: string }>;
+  /** The token of a password-reset or sign-in link e-mailed to a new teammate of the merchant. */
+  accountLinkToken(merchant: { merchantId: number }, kind: 'password_reset' | 'sign_in'): Promise<string>;
 }
 
 /**
@@ -103,12 +107,12 @@ export class World {
     return paid.paymentId;
   }
 
-  /** A fresh control-panel session of the JWT's owner: the headers that carry it. */
-  private async panelSession(): Promise<Record<string, string>> {
+  /** A fresh control-panel session of the JWT's owner (or of `user`): the headers that carry it. */
+  private async panelSession(user: { email: string; password: string } = this.user): Promise<Record<string, string>> {
     this.setupRequests++;
     const res = await json(this.target.url, 'POST', '/auth/session', undefined, {
-      email: this.user.email,
-      password: this.user.password,
+      email: user.email,
+      password: user.password,
     });
     if (res.status !== 200) throw new Error(`panel sign-in: expected 200, got ${res.status} ${res.text.slice(0, 300)}`);
     const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
@@ -172,6 +176,23 @@ export class World {
       case 'POST /team/invitations/accept': {
         const token = await this.target.invitationToken(await this.invitation());
         return { path: {}, credentials: {}, body: (g) => ({ ...g, token, password: 'fuzz password, long enough' }) };
+      }
+      case 'POST /auth/password-reset/confirm': {
+        const token = await this.target.accountLinkToken(this.user, 'password_reset');
+        return { path: {}, credentials: {}, body: (g) => ({ ...g, token, password: 'fuzz password, long enough' }) };
+      }
+      case 'POST /auth/session/link': {
+        const token = await this.target.accountLinkToken(this.user, 'sign_in');
+        return { path: {}, credentials: {}, body: (g) => ({ ...g, token }) };
+      }
+      case 'PUT /auth/password': {
+        // A teammate of its own: the change ends the user's other sessions and access tokens.
+        const teammate = await this.target.teammateCredentials(this.user);
+        return {
+          path: {},
+          credentials: await this.panelSession(teammate),
+          body: (g) => ({ ...g, currentPassword: teammate.password, newPassword: 'fuzz password, long enough' }),
+        };
       }
       case 'DELETE /auth/session':
         // Signing out ends the session: each probe signs out a session of its own.

@@ -49,7 +49,7 @@ const WHY: Record<number, string> = {
   403: 'Not permitted (INSUFFICIENT_PERMISSIONS, FORBIDDEN, HTTPS_REQUIRED in production)',
   404: 'Not found',
   409: 'Conflict with the resource state or an idempotency key in flight',
-  410: 'The invitation link is no longer valid (INVITATION_INVALID: unknown, expired, used or revoked)',
+  410: 'The e-mailed link is no longer valid (INVITATION_INVALID, LINK_INVALID: unknown, expired, used or revoked)',
   413: 'Body over 64 KiB',
   415: 'Unsupported content type',
   422: 'Idempotency key reused with a different request',
@@ -62,11 +62,14 @@ const WHY: Record<number, string> = {
 /**
  * Answers that come from what a route does rather than from its shape: the sign-in refuses
  * credentials; the signed provider callbacks refuse signatures (the form test callback takes a
- * form body, so it can be 415 too); an invitation's link can be gone or its e-mail taken meanwhile; the last owner is never removed.
+ * form body, so it can be 415 too); an invitation's link can be gone or its e-mail taken meanwhile, and so can
+ * a password-reset or sign-in link; the last owner is never removed.
  */
 const ROUTE_SPECIFIC: Record<string, number[]> = {
   'POST /auth/login': [401],
   'POST /auth/session': [401],
+  'POST /auth/session/link': [410],
+  'POST /auth/password-reset/confirm': [410],
   'POST /callbacks/svc': [401],
   'POST /callbacks/svc-gateway': [401],
   'POST /callbacks/svcwh': [401],

@@ -12,6 +12,8 @@ const REDACT_PATHS = [
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   '*.password',
+  '*.currentPassword',
+  '*.newPassword',
   '*.cvv',
   '*.number',
   '*.token',
@@ -28,6 +30,7 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/cst_[0-9A-Za-z_-]+/g, 'cst_[REDACTED]'],
   [/pst_[0-9A-Za-z]+/g, 'pst_[REDACTED]'],
   [/inv_[0-9A-Za-z_-]+/g, 'inv_[REDACTED]'],
+  [/\b(pwr|sil)_[\w-]{43}/g, '$1_[REDACTED]'],
   [/("cvv"\s*:\s*)"[^"]*"/gi, '$1"[REDACTED]"'],
   [/([?&](?:apiKey|token)=)[^&\s"]+/g, '$1[REDACTED]'],
 ];

@@ -8,14 +8,17 @@ import type { UserRole } from '../storage/schema.js';
  *   panel's session in its place), a control-panel bearer token (or the panel's session), the panel's
  *   session only, or nothing.
  * - paymentSubmission: moves money; refused for restricted merchants.
+ * - signIn: checks a password or a single-use link; each attempt also spends the client address's
+ *   sign-in quota (http/rate-limit.ts), whatever account it names.
  * - checkout token: only the routes of CHECKOUT_TOKEN_ROUTES, for their own payment request.
  * - roles: the control-panel routes only some roles of the merchant's users may call, SESSION_ROLES.
  * - error shape: by resource, ERROR_SHAPES.
- * Routes declare auth and paymentSubmission in their `config`; the lists below are the rest.
+ * Routes declare auth, paymentSubmission and signIn in their `config`; the lists below are the rest.
  */
 export interface RoutePolicy {
   auth?: 'none' | 'api_key' | 'user' | 'session';
   paymentSubmission?: boolean;
+  signIn?: boolean;
 }
 
 declare module 'fastify' {

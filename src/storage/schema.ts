@@ -27,6 +27,8 @@ export interface UsersTable {
   created_at: CreatedAt;
   /** Removed from the merchant's team: the row stays (keys, customers, audit entries name it), sign-in does not. */
   removed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Moves on when every session and access token of the user must end (a password change or reset). */
+  token_generation: ColumnType<number, number | undefined, number>;
 }
 
 export interface ApiKeysTable {
@@ -51,6 +53,26 @@ export interface PanelSessionsTable {
   token_hash: string;
   created_at: Timestamp;
   expires_at: Timestamp;
+  /** The user's token generation when the session was opened: another one ends the session. */
+  token_generation: ColumnType<number, number | undefined, number>;
+}
+
+export type AccountLinkKind = 'password_reset' | 'sign_in';
+
+/** A single-use e-mailed link of a user; the token only as a hash (modules/auth). */
+export interface AccountLinksTable {
+  id: Generated<number>;
+  user_id: number;
+  merchant_id: number;
+  kind: AccountLinkKind;
+  token_hash: string;
+  /** Random; with the gateway's secret it gives the token back when the e-mail is sent (not the token). */
+  token_nonce: string;
+  notice_id: number | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  /** Used, or ended by a password change or reset. */
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** An invitation to a merchant's team; the link's token only as a hash (modules/team). */
@@ -83,12 +105,26 @@ export interface AuditLogTable {
   at: Timestamp;
 }
 
+/** Consecutive failed sign-ins of one typed e-mail from one client address. */
 export interface LoginFailuresTable {
   /** Lower-cased e-mail as typed: tracked whether or not an account exists, so locking reveals nothing. */
   email: string;
+  /** The client address (the request's IP, after TRUSTED_PROXIES). */
+  address: string;
   failures: number;
   locked_until: Timestamp | null;
   updated_at: Timestamp;
+}
+
+/** Failed sign-ins of one typed e-mail from every address, in windows: the account-wide safety net. */
+export interface SignInGuardsTable {
+  email: string;
+  failures: number;
+  window_started_at: Timestamp;
+  /** Until then a right password alone does not sign in: it gets an e-mailed sign-in link. */
+  guarded_until: Timestamp | null;
+  /** The last lock-out notice to the account's merchant: at most one per lock period. */
+  noticed_at: Timestamp | null;
 }
 
 export interface SystemSecretsTable {
@@ -408,6 +444,8 @@ export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   login_failures: LoginFailuresTable;
+  sign_in_guards: SignInGuardsTable;
+  account_links: AccountLinksTable;
   panel_sessions: PanelSessionsTable;
   audit_log: AuditLogTable;
   team_invitations: TeamInvitationsTable;

@@ -1,6 +1,8 @@
 import type { FuzzTarget } from '../../proof/fuzz/world.js';
+import { linkToken } from '../../src/lib/link-token.js';
+import { LINK_KINDS, sendAccountLink } from '../../src/modules/auth/account-links.js';
 import { invitationToken } from '../../src/modules/team/invitation-token.js';
-import type { TestGateway } from '../helpers/gateway.js';
+import { PASSWORD, type TestGateway } from '../helpers/gateway.js';
 import { teammate } from '../panel/fixtures.js';
 
 /** The fuzzer's view of a test gateway: accounts made through actions, and what the mailbox would show. */
@@ -18,6 +20,26 @@ export function fuzzTarget(gw: TestGateway): FuzzTarget {
         .where('id', '=', invitationId)
         .executeTakeFirstOrThrow();
       return invitationToken(gw.gateway.app.ctx.secrets.jwtSecret, row.token_nonce);
+    },
+    teammateCredentials: async (merchant) => ({
+      email: (await teammate(gw, merchant, 'developer')).email,
+      password: PASSWORD,
+    }),
+    // What the gateway sends on "forgot password" (or to a right password on a guarded account), and the
+    // token its e-mail carries, derived as the mail job does.
+    accountLinkToken: async (merchant, kind) => {
+      const user = await teammate(gw, merchant, 'developer');
+      const { secrets } = gw.gateway.app.ctx;
+      await sendAccountLink(
+        { db: gw.db, clock: gw.clock, secrets },
+        { kind, user: { id: user.userId, merchant_id: merchant.merchantId, email: user.email } },
+      );
+      const row = await gw.db
+        .selectFrom('account_links')
+        .select('token_nonce')
+        .where('user_id', '=', user.userId)
+        .executeTakeFirstOrThrow();
+      return linkToken(secrets.jwtSecret, LINK_KINDS[kind], row.token_nonce);
     },
   };
 }

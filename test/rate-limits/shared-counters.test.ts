@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 // (scripts/test.sh starts Redis and exports it) and fails rather than skips without it.
 const MAX = 5;
 const WINDOW = 60;
+const SIGN_IN_MAX = 3;
 const shareDatabase = storageKind() === 'postgres';
 
 let a: TestGateway;
@@ -24,6 +25,7 @@ beforeAll(async () => {
   const env = {
     RATE_LIMIT_MAX: String(MAX),
     RATE_LIMIT_WINDOW_SECONDS: String(WINDOW),
+    SIGNIN_RATE_LIMIT_MAX: String(SIGN_IN_MAX),
     REDIS_URL: redisUrl,
     // One deployment: the counters' namespace comes from the secret every instance shares.
     JWT_SECRET: randomBytes(24).toString('hex'),
@@ -77,4 +79,19 @@ it('shares the per-address quota of unauthenticated routes, and both instances s
   expect(res.status).toBe(200);
   expect(res.headers.get('ratelimit')).toBe(`"default";r=${MAX - 1};t=${WINDOW}`);
   expect((await a.call('GET', '/openapi.json')).headers.get('ratelimit')).toBe(`"default";r=${MAX - 2};t=${WINDOW}`);
+});
+
+it('shares the sign-in quota of an address: e-mails rotated across instances buy no more attempts', async () => {
+  startOfNextWindow();
+  for (const [i, gw] of [a, b, a].entries()) {
+    const res = await gw.call('POST', '/auth/session', { body: { email: `guess${i}@example.com`, password: 'guess' } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('ratelimit')).toBe(`"sign-in";r=${SIGN_IN_MAX - i - 1};t=60`);
+  }
+  for (const gw of [b, a]) {
+    const res = await gw.call('POST', '/auth/login', { body: { email: 'guess9@example.com', password: 'guess' } });
+    expect(res.status).toBe(429);
+    expect(res.body).toMatchObject({ error: 'RATE_LIMIT_EXCEEDED', details: { limit: SIGN_IN_MAX, window: 60 } });
+    expect(res.headers.get('retry-after')).toBe('60');
+  }
 });

@@ -11,6 +11,7 @@ export const AuditAction = Type.Union(
     Type.Literal('team.invitation_revoked'),
     Type.Literal('team.role_changed'),
     Type.Literal('team.member_removed'),
+    Type.Literal('user.password_changed'),
   ],
   { description: 'The sensitive action' },
 );

@@ -1,4 +1,16 @@
-/** The auth module: control-panel sign-in and access tokens. */
+/**
+ * The auth module: sign-in (the lock-out rules), access tokens, and passwords: change, reset by an e-mailed
+ * link, and the sign-in link of a guarded account.
+ */
+import type { DbContext } from '../../context.js';
+import type { Sweep } from '../../jobs/queue.js';
+import { forgetStaleFailures } from './lock-out.js';
+
 export { authRoutes as routes } from './routes.js';
 export { createAccessTokens, type AccessTokens } from './jwt.js';
-export { checkCredentials } from './login.js';
+export { checkCredentials, type SignedInUser } from './login.js';
+export { signInByLink } from './sign-in-by-link.js';
+export { accountLinkMail } from './account-links.js';
+
+/** Failed sign-ins no one repeated for a day are forgotten. */
+export const sweeps = (ctx: DbContext): Sweep[] => [{ everyMs: 10 * 60_000, run: () => forgetStaleFailures(ctx) }];

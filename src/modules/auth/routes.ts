@@ -2,9 +2,22 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { inAuditedTransaction } from '../../http/audit.js';
-import type { App, AppContext } from '../../context.js';
+import { panelSessionOf } from '../../http/credentials.js';
+import { assertSameOrigin } from '../../http/panel-cookie.js';
+import { inTransaction, type App, type AppContext } from '../../context.js';
 import { awaitKeyCacheAcknowledgements, listApiKeys, rotateApiKey } from '../api-keys/index.js';
+import { changePassword, checkPasswordChange } from './change-password.js';
 import { login } from './login.js';
+import { requestPasswordReset, RESET_REQUESTED } from './request-password-reset.js';
+import { resetPassword } from './reset-password.js';
+import {
+  PasswordChange,
+  PasswordChanged,
+  PasswordReset,
+  PasswordResetConfirm,
+  PasswordResetRequest,
+  PasswordResetRequested,
+} from './schemas.js';
 
 const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254, description: "The user's e-mail address" }),
@@ -46,9 +59,71 @@ export function authRoutes(app: App, ctx: AppContext): void {
         body: LoginBody,
         response: { 200: LoginResponse },
       },
-      config: { auth: 'none' },
+      config: { auth: 'none', signIn: true },
     },
-    async (request) => login(ctx, request.body),
+    async (request) => login(ctx, { ...request.body, address: request.ip }),
+  );
+
+  app.post(
+    '/auth/password-reset',
+    {
+      schema: {
+        summary: 'Forgot password: e-mail a single-use link (valid 1 hour) to choose a new one',
+        description:
+          'Answers the same whether or not a user has the address, and sends nothing when none has (or after 3 links in an hour).',
+        tags: ['Control panel'],
+        body: PasswordResetRequest,
+        response: { 202: PasswordResetRequested },
+      },
+      config: { auth: 'none', signIn: true },
+    },
+    async (request, reply) => {
+      assertSameOrigin(request, ctx.config);
+      await inTransaction(ctx, (trx) => requestPasswordReset({ ...trx, secrets: ctx.secrets }, request.body));
+      return reply.code(202).header('Cache-Control', 'no-store').send({ message: RESET_REQUESTED });
+    },
+  );
+
+  app.post(
+    '/auth/password-reset/confirm',
+    {
+      schema: {
+        summary: "Set a new password with the reset e-mail's link: every session and access token of the user ends",
+        tags: ['Control panel'],
+        body: PasswordResetConfirm,
+        response: { 200: PasswordReset },
+      },
+      config: { auth: 'none', signIn: true },
+    },
+    async (request) => {
+      assertSameOrigin(request, ctx.config);
+      return inTransaction(ctx, (trx) => resetPassword(trx, request.body));
+    },
+  );
+
+  app.put(
+    '/auth/password',
+    {
+      schema: {
+        summary: "Change the signed-in user's password: every other session and every access token ends",
+        tags: ['Control panel'],
+        body: PasswordChange,
+        response: { 200: PasswordChanged },
+      },
+      config: { auth: 'session', signIn: true },
+    },
+    async (request) => {
+      const session = panelSessionOf(request);
+      const { passwordHash } = await checkPasswordChange(ctx, {
+        userId: session.userId,
+        currentPassword: request.body.currentPassword,
+        newPassword: request.body.newPassword,
+        address: request.ip,
+      });
+      return inAuditedTransaction(ctx, request, 'user.password_changed', (trx) =>
+        changePassword(trx, { userId: session.userId, sessionId: session.sessionId, passwordHash }),
+      );
+    },
   );
 
   app.put(

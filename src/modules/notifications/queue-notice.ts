@@ -3,7 +3,14 @@ import { dedupeKey } from '../../jobs/catalog.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { insertNotice, merchantEmails } from './repository.js';
 
-export type NoticeKind = 'deprecation' | 'api_key_exposed' | 'account_locked' | 'endpoint_disabled' | 'invitation';
+export type NoticeKind =
+  | 'deprecation'
+  | 'api_key_exposed'
+  | 'account_locked'
+  | 'endpoint_disabled'
+  | 'invitation'
+  | 'password_reset'
+  | 'sign_in_link';
 
 /**
  * Records an e-mail notice to every user of the merchant (or only to `to`) and queues its sending (a job:

@@ -110,7 +110,8 @@ export const Notice = Type.Object({
   to: Type.String({ description: "The merchant's users it went to" }),
   subject: Type.String(),
   kind: Type.String({
-    description: 'deprecation, api_key_exposed, account_locked, endpoint_disabled or invitation (to the invitee only)',
+    description:
+      'deprecation, api_key_exposed, account_locked, endpoint_disabled, or to one person only: invitation (the invitee), password_reset and sign_in_link (the user)',
   }),
   sentAt: nullable(Type.String({ format: 'date-time', description: 'null while queued (or with no mail server)' })),
 });

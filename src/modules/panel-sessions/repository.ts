@@ -2,7 +2,14 @@ import type { Db } from '../../storage/db.js';
 
 export async function insertSession(
   db: Db,
-  values: { userId: number; merchantId: number; tokenHash: string; createdAt: Date; expiresAt: Date },
+  values: {
+    userId: number;
+    merchantId: number;
+    tokenHash: string;
+    createdAt: Date;
+    expiresAt: Date;
+    generation: number;
+  },
 ): Promise<number> {
   const row = await db
     .insertInto('panel_sessions')
@@ -12,13 +19,17 @@ export async function insertSession(
       token_hash: values.tokenHash,
       created_at: values.createdAt,
       expires_at: values.expiresAt,
+      token_generation: values.generation,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-/** The unexpired session of a token hash, with who it is for. One indexed read. */
+/**
+ * The unexpired session of a token hash, with who it is for, if the user is still on the team and has
+ * not changed or reset their password since (token generation). One indexed read.
+ */
 export async function findLiveSession(db: Db, tokenHash: string, now: Date) {
   return db
     .selectFrom('panel_sessions as s')
@@ -38,6 +49,7 @@ export async function findLiveSession(db: Db, tokenHash: string, now: Date) {
     .where('s.token_hash', '=', tokenHash)
     .where('s.expires_at', '>', now)
     .where('u.removed_at', 'is', null)
+    .whereRef('s.token_generation', '=', 'u.token_generation')
     .executeTakeFirst();
 }
 

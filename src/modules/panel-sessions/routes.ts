@@ -1,10 +1,11 @@
-import type { App, AppContext } from '../../context.js';
+import { inTransaction, type App, type AppContext } from '../../context.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin, clearedPanelCookie } from '../../http/panel-cookie.js';
+import { signInByLink } from '../auth/index.js';
 import { endPanelSession } from './end-session.js';
-import { PanelSessionView, SignedOut, SignInBody } from './schemas.js';
+import { PanelSessionView, SignedOut, SignInBody, SignInLinkBody } from './schemas.js';
 import { sessionAnswer } from './session-answer.js';
-import { startPanelSession } from './start-session.js';
+import { openPanelSession, startPanelSession } from './start-session.js';
 
 const tags = ['Control panel'];
 
@@ -23,12 +24,34 @@ export function panelSessionRoutes(app: App, ctx: AppContext): void {
         body: SignInBody,
         response: { 200: PanelSessionView },
       },
-      config: { auth: 'none' },
+      config: { auth: 'none', signIn: true },
     },
     async (request, reply) => {
       // No sign-in from another site's page (login CSRF would sign the victim into the attacker's account).
       assertSameOrigin(request, ctx.config);
-      return sessionAnswer(ctx, reply, await startPanelSession(ctx, request.body));
+      return sessionAnswer(ctx, reply, await startPanelSession(ctx, { ...request.body, address: request.ip }));
+    },
+  );
+
+  app.post(
+    '/auth/session/link',
+    {
+      schema: {
+        summary: 'Sign in to the control panel with an e-mailed single-use sign-in link (sets the session cookie)',
+        description:
+          'While an account is guarded after failed sign-ins from many addresses, a right password gets this link by e-mail instead of a session (docs/decisions.md, "Sign-in lock-out").',
+        tags,
+        body: SignInLinkBody,
+        response: { 200: PanelSessionView },
+      },
+      config: { auth: 'none', signIn: true },
+    },
+    async (request, reply) => {
+      assertSameOrigin(request, ctx.config);
+      const started = await inTransaction(ctx, async (trx) =>
+        openPanelSession({ ...trx, secrets: ctx.secrets }, await signInByLink(trx, request.body)),
+      );
+      return sessionAnswer(ctx, reply, started);
     },
   );
 

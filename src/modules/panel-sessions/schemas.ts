@@ -5,6 +5,10 @@ export const SignInBody = Type.Object({
   password: Type.String({ minLength: 1, maxLength: 1024 }),
 });
 
+export const SignInLinkBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 256, description: "The token of the e-mail's sign-in link" }),
+});
+
 export const PanelSessionView = Type.Object({
   user: Type.Object({
     id: Type.Integer(),

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { UserRole } from '../../storage/schema.js';
-import { checkCredentials } from '../auth/index.js';
+import { checkCredentials, type SignedInUser } from '../auth/index.js';
 import { deleteExpiredSessions, findMerchantName, insertSession } from './repository.js';
 import { csrfTokenOf, generateSessionToken, slidingExpiry } from './tokens.js';
 
@@ -14,20 +14,23 @@ export interface StartedSession {
 }
 
 /**
- * Control-panel sign-in: the login's own check (argon2, lock-out after 10 failures, the same answer
- * for an unknown e-mail), then a new session.
+ * Control-panel sign-in: the login's own check (argon2, the lock-out rules, the same answer for an
+ * unknown e-mail), then a new session.
  */
 export async function startPanelSession(
   ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
-  input: { email: string; password: string },
+  input: { email: string; password: string; address: string },
 ): Promise<StartedSession> {
   return openPanelSession(ctx, await checkCredentials(ctx, input));
 }
 
-/** A new session for a user whose credentials were just established (sign-in, or an accepted invitation). */
+/**
+ * A new session for a user whose credentials were just established (sign-in, an accepted invitation, a
+ * sign-in link), in the user's token generation as it was read with them.
+ */
 export async function openPanelSession(
   ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
-  user: { userId: number; merchantId: number; email: string; role: UserRole },
+  user: SignedInUser,
 ): Promise<StartedSession> {
   const now = ctx.clock.now();
   await deleteExpiredSessions(ctx.db, user.userId, now);
@@ -39,6 +42,7 @@ export async function openPanelSession(
     tokenHash: hash,
     createdAt: now,
     expiresAt,
+    generation: user.generation,
   });
   return {
     token,

@@ -25,7 +25,7 @@ export async function acceptInvitation(ctx: DbContext, input: { token: string; p
   assertPasswordRules(input.password);
   if (await findUserByEmail(ctx.db, invitation.email)) throw alreadyRegistered(invitation.email);
   const passwordHash = await hashPassword(input.password);
-  const userId = await insertMember(ctx.db, {
+  const user = await insertMember(ctx.db, {
     merchantId: invitation.merchant_id,
     email: invitation.email,
     passwordHash,
@@ -36,5 +36,11 @@ export async function acceptInvitation(ctx: DbContext, input: { token: string; p
     throw error;
   });
   await markAccepted(ctx.db, invitation.id, now);
-  return { userId, merchantId: invitation.merchant_id, email: invitation.email, role: invitation.role };
+  return {
+    userId: user.id,
+    merchantId: invitation.merchant_id,
+    email: invitation.email,
+    role: invitation.role,
+    generation: user.token_generation,
+  };
 }

@@ -54,8 +54,8 @@ export async function markRemoved(db: Db, userId: number, now: Date): Promise<vo
 export async function insertMember(
   db: Db,
   values: { merchantId: number; email: string; passwordHash: string; role: UserRole },
-): Promise<number> {
-  const row = await db
+) {
+  return db
     .insertInto('users')
     .values({
       merchant_id: values.merchantId,
@@ -63,9 +63,8 @@ export async function insertMember(
       password_hash: values.passwordHash,
       role: values.role,
     })
-    .returning('id')
+    .returning(['id', 'token_generation'])
     .executeTakeFirstOrThrow();
-  return row.id;
 }
 
 // ---- invitations

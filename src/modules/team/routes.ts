@@ -153,7 +153,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
         body: AcceptBody,
         response: { 200: PanelSessionView },
       },
-      config: { auth: 'none' },
+      config: { auth: 'none', signIn: true },
     },
     async (request, reply) => {
       // Like the sign-in: no acceptance from another site's page (it would sign the browser in).
