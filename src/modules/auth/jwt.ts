@@ -47,9 +47,10 @@ export function createAccessTokens(secret: string, clock: Clock, db: Db) {
           issuer: ISSUER,
           audience: AUDIENCE,
           currentDate: clock.now(),
-          requiredClaims: ['sub', 'exp', 'mid', 'gen'],
+          requiredClaims: ['sub', 'exp', 'mid'],
         });
-        claims = { userId: Number(payload.sub), merchantId: Number(payload.mid), generation: Number(payload.gen) };
+        // A token issued before tokens carried it is of the first generation: it ends with the first change.
+        claims = { userId: Number(payload.sub), merchantId: Number(payload.mid), generation: Number(payload.gen ?? 0) };
       } catch {
         return null;
       }
