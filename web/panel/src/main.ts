@@ -1,12 +1,14 @@
 import './style.css';
 import { ApiError, call, canChange, panel, setMode, type Mode, type Session } from './api.js';
 import { renderAccept } from './accept.js';
+import { renderAccount } from './account.js';
 import { renderAudit } from './audit.js';
 import { renderCustomers } from './customers.js';
 
 import { renderDashboard } from './dashboard.js';
 import { renderDevelopers } from './developers.js';
 import { listKeys, renderKeys, rotateKey } from './keys.js';
+import { renderForgotPassword, renderResetPassword, renderSignInByLink } from './password.js';
 import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
 import { renderSettings } from './settings.js';
 import { renderSignIn } from './sign-in.js';
@@ -31,6 +33,7 @@ const PAGES: Array<{ hash: string; title: string }> = [
   { hash: '#/developers', title: 'Developers' },
   { hash: '#/audit', title: 'Audit log' },
   { hash: '#/team', title: 'Team' },
+  { hash: '#/account', title: 'Account' },
 ];
 /** Where sign-in lands: the payment requests, what a merchant looks for first. */
 const LANDING = PAGES.find((p) => p.hash === '#/payments')!;
@@ -51,7 +54,8 @@ function signIn(notice?: string): void {
     (started) => {
       session = started;
       panel.csrf = started.csrfToken;
-      if (!location.hash) location.hash = LANDING.hash;
+      // Signed in from the sign-in page itself (#/sign-in, where the signed-out pages lead back): the landing page.
+      if (!location.hash || location.hash === '#/sign-in') location.hash = LANDING.hash;
       void render();
     },
     notice,
@@ -81,6 +85,7 @@ async function render(): Promise<void> {
     else if (page.hash === '#/developers') await renderDevelopers(content, current);
     else if (page.hash === '#/audit') await renderAudit(content);
     else if (page.hash === '#/team') await renderTeam(content, current);
+    else if (page.hash === '#/account') renderAccount(content, current);
     else if (page.hash === '#/dashboard') await renderDashboard(content);
     else await renderPaymentRequests(content);
   } catch (error) {
@@ -167,8 +172,33 @@ async function exposedKeyBanner(banner: HTMLElement, current: Session): Promise<
 }
 
 window.addEventListener('hashchange', () => {
+  if (!session) {
+    if (!signedOutPage()) signIn();
+    return;
+  }
   void render().then(() => document.getElementById('content')?.focus());
 });
+
+/** The page of a hash that needs no session (password.ts), shown to whoever is signed out; false for others. */
+function signedOutPage(): boolean {
+  const hash = location.hash;
+  if (hash.startsWith('#/forgot-password')) {
+    document.title = 'Forgot password · Control panel';
+    renderForgotPassword(root);
+  } else if (hash.startsWith('#/reset-password')) {
+    document.title = 'Choose a new password · Control panel';
+    renderResetPassword(root);
+  } else if (hash.startsWith('#/sign-in-link')) {
+    document.title = 'Sign in · Control panel';
+    renderSignInByLink(root, (started) => {
+      history.replaceState(null, '', LANDING.hash);
+      signedIn(started);
+    });
+  } else {
+    return false;
+  }
+  return true;
+}
 
 /** The invitation e-mail's link (#/accept?token=…): the invitee joins and is signed in (accept.ts), then the panel opens. */
 function accept(): Promise<Session> {
@@ -181,19 +211,19 @@ function accept(): Promise<Session> {
   );
 }
 
-(location.hash.startsWith('#/accept')
-  ? accept()
-  : call<Session>('GET', '/auth/session', undefined, { signedIn: false })
-).then(
-  (current) => {
-    session = current;
-    panel.csrf = current.csrfToken;
-    void render();
-  },
-  (error: unknown) =>
+if (location.hash.startsWith('#/accept')) void accept().then(signedIn);
+else if (!signedOutPage()) {
+  call<Session>('GET', '/auth/session', undefined, { signedIn: false }).then(signedIn, (error: unknown) =>
     signIn(
       error instanceof ApiError && error.error === 'SESSION_EXPIRED'
         ? 'Your session has expired. Sign in again.'
         : undefined,
     ),
-);
+  );
+}
+
+function signedIn(current: Session): void {
+  session = current;
+  panel.csrf = current.csrfToken;
+  void render();
+}

@@ -39,7 +39,13 @@ export function renderSignIn(root: HTMLElement, onSignedIn: (session: Session) =
   });
   replaceContent(
     root,
-    h('main', { class: 'sign-in' }, h('h1', { id: 'sign-in-title' }, 'Sign in to the control panel'), form),
+    h(
+      'main',
+      { class: 'sign-in' },
+      h('h1', { id: 'sign-in-title' }, 'Sign in to the control panel'),
+      form,
+      h('p', {}, h('a', { href: '#/forgot-password' }, 'Forgot password?')),
+    ),
   );
   email.focus();
 }
@@ -47,9 +53,14 @@ export function renderSignIn(root: HTMLElement, onSignedIn: (session: Session) =
 function signInError(error: unknown): string {
   if (!(error instanceof ApiError)) return 'The gateway could not be reached. Try again.';
   if (error.error === 'ACCOUNT_LOCKED') {
-    const seconds = Number(error.details.retryAfter) || 1800;
-    return `Too many failed sign-in attempts: this account is locked. Try again in ${Math.ceil(seconds / 60)} minutes.`;
+    const minutes = Math.ceil((Number(error.details.retryAfter) || 1800) / 60);
+    if (error.details.emailLink) {
+      return `Too many failed sign-in attempts for this account from several places: for the next ${minutes} minutes the password alone does not sign in. If your password was right, we sent you a sign-in link by e-mail.`;
+    }
+    return `Too many failed sign-in attempts from here: signing in from this address is locked. Try again in ${minutes} minutes, or reset your password.`;
   }
+  if (error.error === 'RATE_LIMIT_EXCEEDED')
+    return 'Too many sign-in attempts from this address: wait a minute and try again.';
   if (error.error === 'INVALID_CREDENTIALS') return 'The e-mail address or password is incorrect.';
   return error.message;
 }
