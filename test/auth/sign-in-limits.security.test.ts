@@ -254,3 +254,26 @@ describe('the lock-out', () => {
     expect(expired.body.details).toEqual({ reason: 'expired' });
   });
 });
+
+describe('the counts of failures', () => {
+  it('are forgotten after a day without a failure: e-mails rotated by a guesser do not pile up', async () => {
+    const email = newEmail();
+    const attacker = newAddress();
+    for (let i = 0; i < 9; i++) await post('/auth/login', attacker, { email, password: `guess ${i}` });
+    const rows = async () =>
+      (await gw.db.selectFrom('login_failures').select('failures').where('email', '=', email).execute()).length +
+      (await gw.db.selectFrom('sign_in_guards').select('failures').where('email', '=', email).execute()).length;
+    expect(await rows()).toBe(2);
+    clock.advance(23 * 3600);
+    await gw.runJobs();
+    expect(await rows()).toBe(2);
+    clock.advance(3601);
+    await gw.runJobs();
+    expect(await rows()).toBe(0);
+    // Forgotten, so the next ten failures lock again from the start: the tenth, not the first.
+    for (let i = 0; i < 9; i++)
+      expect((await post('/auth/login', attacker, { email, password: 'x' })).status).toBe(401);
+    expect((await post('/auth/login', attacker, { email, password: 'x' })).status).toBe(401);
+    expectErrorGuide(await post('/auth/login', attacker, { email, password: 'x' }), 'ACCOUNT_LOCKED');
+  });
+});

@@ -75,12 +75,11 @@ export async function countFailure(
   });
 }
 
-/** Counts a day old are forgotten (locks still running stay), so the tables hold only what matters. */
-export const FORGET_AFTER_MS = 24 * 3600 * 1000;
+/** Failures no one repeated for a day are forgotten: the counts of rotated e-mails do not pile up. */
+const FORGET_AFTER_MS = 24 * 3600 * 1000;
 
 export function forgetStaleFailures(ctx: DbContext): Promise<number> {
-  const now = ctx.clock.now();
-  return deleteStaleFailures(ctx.db, now, new Date(now.getTime() - FORGET_AFTER_MS));
+  return deleteStaleFailures(ctx.db, new Date(ctx.clock.now().getTime() - FORGET_AFTER_MS));
 }
 
 function addressLocked(until: Date, now: Date): AppError {

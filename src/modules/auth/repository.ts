@@ -97,24 +97,16 @@ export async function clearFailures(db: Db, email: string, address: string): Pro
   await db.deleteFrom('login_failures').where('email', '=', email).where('address', '=', address).execute();
 }
 
-/** A password reset forgets every failure and lift every lock of the e-mail: they were against the old password. */
+/** A password reset forgets every failure and lifts every lock of the e-mail: they were against the old password. */
 export async function clearAllFailures(db: Db, email: string): Promise<void> {
   await db.deleteFrom('login_failures').where('email', '=', email).execute();
   await db.deleteFrom('sign_in_guards').where('email', '=', email).execute();
 }
 
-/** Counts no one touched for a day, and locks that are over: the tables hold only what still matters. */
-export async function deleteStaleFailures(db: Db, now: Date, before: Date): Promise<number> {
-  const failures = await db
-    .deleteFrom('login_failures')
-    .where('updated_at', '<', before)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .executeTakeFirst();
-  const guards = await db
-    .deleteFrom('sign_in_guards')
-    .where('window_started_at', '<', before)
-    .where((eb) => eb.or([eb('guarded_until', 'is', null), eb('guarded_until', '<=', now)]))
-    .executeTakeFirst();
+/** Counts no one added to since `before` (a lock or guard lasts far less): the tables keep what still matters. */
+export async function deleteStaleFailures(db: Db, before: Date): Promise<number> {
+  const failures = await db.deleteFrom('login_failures').where('updated_at', '<', before).executeTakeFirst();
+  const guards = await db.deleteFrom('sign_in_guards').where('window_started_at', '<', before).executeTakeFirst();
   return Number(failures.numDeletedRows) + Number(guards.numDeletedRows);
 }
 

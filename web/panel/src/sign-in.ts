@@ -57,7 +57,7 @@ function signInError(error: unknown): string {
     if (error.details.emailLink) {
       return `Too many failed sign-in attempts for this account from several places: for the next ${minutes} minutes the password alone does not sign in. If your password was right, we sent you a sign-in link by e-mail.`;
     }
-    return `Too many failed sign-in attempts from here: signing in from this address is locked. Try again in ${minutes} minutes, or reset your password.`;
+    return `Too many failed sign-in attempts from this address: this account is locked. Try again in ${minutes} minutes, or reset your password.`;
   }
   if (error.error === 'RATE_LIMIT_EXCEEDED')
     return 'Too many sign-in attempts from this address: wait a minute and try again.';
