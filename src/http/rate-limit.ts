@@ -4,6 +4,7 @@ import type { App } from '../context.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
+import { signInAddress } from '../lib/client-address.js';
 import { hmacHex } from '../lib/crypto.js';
 import { normalizeEmail } from '../modules/merchants/create-merchant.js';
 import { MemoryStore, RedisStore, windowStore } from './rate-limit-store.js';
@@ -18,8 +19,9 @@ import { isProbe } from './versioning.js';
  *  - per typed e-mail and IP for POST /auth/login, so one attacker cannot lock others out and
  *    cannot spray one account from one address;
  *  - and on the sign-in routes (`config.signIn`: login, panel session, invitation acceptance, password
- *    reset and change, sign-in link), also SIGNIN_RATE_LIMIT_MAX attempts a minute per client IP, whatever
- *    e-mail or token they name: rotating e-mails buys no more password guesses (nor argon2 work).
+ *    reset and change, sign-in link), also SIGNIN_RATE_LIMIT_MAX attempts a minute per client IP (an IPv6
+ *    client's /64), whatever e-mail or token they name: rotating e-mails buys no more password guesses
+ *    (nor argon2 work).
  * Load-balancer probes are exempt.
  *
  * Windows are fixed and aligned to the epoch (rate-limit-store.ts). Counters live in memory per
@@ -96,7 +98,7 @@ export async function rateLimits(
     max: config.rateLimit.signInMax,
     windowSeconds: SIGN_IN_WINDOW_SECONDS,
     count: app.createRateLimit({
-      keyGenerator: (request) => `sign-in:${request.ip}`,
+      keyGenerator: (request) => `sign-in:${signInAddress(request.ip)}`,
       max: config.rateLimit.signInMax,
       timeWindow: SIGN_IN_WINDOW_SECONDS * 1000,
     }),

@@ -148,6 +148,26 @@ describe('the sign-in quota of a client address', () => {
   });
 });
 
+describe('the sign-in quota of an IPv6 client', () => {
+  it('is its /64 prefix: one host holds all of it, so its addresses share one quota (and one lock)', async () => {
+    startOfNextMinute();
+    const guess = (address: string) => post('/auth/session', address, { email: newEmail(), password: 'guess' });
+    for (let i = 1; i <= SIGN_IN_MAX; i++) expect((await guess(`2001:db8:0:7::${i.toString(16)}`)).status).toBe(401);
+    expectErrorGuide(await guess('2001:db8:0:7:ffff:ffff:ffff:1'), 'RATE_LIMIT_EXCEEDED');
+    expect((await guess('2001:db8:0:8::1')).status).toBe(401);
+
+    const m = await gw.merchant();
+    for (let i = 0; i < 10; i++) {
+      await post('/auth/login', `2001:db8:0:9::${i + 1}`, { email: m.email, password: `guess ${i}` });
+    }
+    expectErrorGuide(
+      await post('/auth/login', '2001:db8:0:9::aa', { email: m.email, password: PASSWORD }),
+      'ACCOUNT_LOCKED',
+    );
+    expect((await post('/auth/login', '2001:db8:0:a::1', { email: m.email, password: PASSWORD })).status).toBe(200);
+  });
+});
+
 describe('the lock-out', () => {
   it('locks an e-mail only from the address that failed 10 times: its owner still signs in from elsewhere', async () => {
     startOfNextMinute();

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { inAuditedTransaction } from '../../http/audit.js';
+import { signInAddress } from '../../lib/client-address.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
 import { inTransaction, type App, type AppContext } from '../../context.js';
@@ -61,7 +62,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
       },
       config: { auth: 'none', signIn: true },
     },
-    async (request) => login(ctx, { ...request.body, address: request.ip }),
+    async (request) => login(ctx, { ...request.body, address: signInAddress(request.ip) }),
   );
 
   app.post(
@@ -118,7 +119,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
         userId: session.userId,
         currentPassword: request.body.currentPassword,
         newPassword: request.body.newPassword,
-        address: request.ip,
+        address: signInAddress(request.ip),
       });
       return inAuditedTransaction(ctx, request, 'user.password_changed', (trx) =>
         changePassword(trx, { userId: session.userId, sessionId: session.sessionId, passwordHash }),

@@ -1,5 +1,6 @@
 import { inTransaction, type App, type AppContext } from '../../context.js';
 import { panelSessionOf } from '../../http/credentials.js';
+import { signInAddress } from '../../lib/client-address.js';
 import { assertSameOrigin, clearedPanelCookie } from '../../http/panel-cookie.js';
 import { signInByLink } from '../auth/index.js';
 import { endPanelSession } from './end-session.js';
@@ -29,7 +30,11 @@ export function panelSessionRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       // No sign-in from another site's page (login CSRF would sign the victim into the attacker's account).
       assertSameOrigin(request, ctx.config);
-      return sessionAnswer(ctx, reply, await startPanelSession(ctx, { ...request.body, address: request.ip }));
+      return sessionAnswer(
+        ctx,
+        reply,
+        await startPanelSession(ctx, { ...request.body, address: signInAddress(request.ip) }),
+      );
     },
   );
 
