@@ -51,6 +51,8 @@ export interface Config {
   /** "id:base64key,…", first is current. Absent in development: generated and persisted. */
   cardEncryptionKeys: string | undefined;
   cardFingerprintSecret: string | undefined;
+  /** Keys the fingerprints of idempotent requests (http/idempotency.ts). Absent in development: generated and persisted. */
+  idempotencyFingerprintSecret: string | undefined;
   /** An external sandbox network; when absent the gateway starts the built-in one on loopback. */
   sandboxUrl: string | undefined;
   sandboxLatencyMs: number;
@@ -212,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('CARD_ENCRYPTION_KEYS is required when NODE_ENV=production');
   }
   const cardFingerprintSecret = secret('CARD_FINGERPRINT_SECRET');
+  const idempotencyFingerprintSecret = secret('IDEMPOTENCY_FINGERPRINT_SECRET');
   const sandboxUrl = url('SANDBOX_URL', read('SANDBOX_URL'), ['http:', 'https:']);
   const sandboxLatencyMs = integer('SANDBOX_LATENCY_MS', 0, 0, 60_000);
   const processorTimeoutMs = integer('PROCESSOR_TIMEOUT_MS', 8000, 50, 60_000);
@@ -266,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
     seedDemo: !production && seedDemo !== false,
     cardEncryptionKeys,
     cardFingerprintSecret,
+    idempotencyFingerprintSecret,
     sandboxUrl,
     sandboxLatencyMs,
     processorTimeoutMs,

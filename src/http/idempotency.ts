@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction, type App, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { randomBase62, sha256Hex } from '../lib/crypto.js';
+import { canonicalJson } from '../lib/canonical-json.js';
+import { hmacHex, randomBase62 } from '../lib/crypto.js';
 import {
   findKey,
   recordRecoveryPoint,
@@ -21,25 +22,28 @@ import { sendHookWhen } from './sync-hook.js';
  *   row runs the request; everyone else reads the row once and gets the stored response
  *   (replayed byte for byte, `Idempotent-Replayed: true`), 422 for a different request, or 409
  *   while the first is still running on a live instance.
- * - onSend stores the response on the claim, but only a decided one: 5xx, transient answers
- *   (AppError.transient: a payment still processing, a race to retry) and streams are not stored;
- *   the claim is let go so a retry with the same key runs again.
+ * - "The same request" is a keyed fingerprint of method, path, key mode and the validated body in
+ *   canonical form, with no card data in it (`fingerprintOf`): the stored row tells nothing of the card.
+ * - onSend stores the response on the claim, sealed with the vault key, but only a decided one: 5xx,
+ *   transient answers (AppError.transient: a payment still processing, a race to retry) and streams
+ *   are not stored; the claim is let go so a retry with the same key runs again.
  * - A claim names the instance holding it (modules/instances): when that process dies, the claim is
  *   taken over within seconds. A payment submission leaves a recovery point on its claim (the
  *   payment it committed before calling the processor), so the retry resumes that payment and
  *   answers with its outcome instead of starting another (payments/resume-card-payment.ts); a refund
- *   request leaves the refund it committed, and its retry asks the processor again for that refund.
+ *   request leaves the refund it committed, and its retry asks the processor again for that refund;
+ *   a creation (`createOnce`) the object it created, which the retry answers with.
  * - Validation runs before preHandler, so rejected requests never claim a key.
+ * - Keys live 24 hours; a sweep of the job loop deletes expired ones of every merchant
+ *   (modules/idempotency, `sweeps`).
  *
  * Requests without a key cost nothing; with a key, two small queries (claim + store, or
- * claim + read).
+ * claim + read), and the fingerprint: one walk over the parsed body and an HMAC (two with a card number).
  */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /** An in-flight claim this old is stuck even on a live instance, and may be taken over. */
 export const STALE_CLAIM_SECONDS = 60;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-/** Expired rows of the merchant deleted with each stored response, keeping the table at about a day of keys. */
-const SWEEP_BATCH = 20;
 
 /** A claim this request holds, and what an interrupted earlier run of the same request committed. */
 export interface HeldClaim extends Claim {
@@ -76,8 +80,7 @@ async function claimOrReplay(
   if (key === undefined) return;
 
   const path = request.url;
-  // The key mode is part of "the same request": a live key never receives a test-mode response.
-  const fingerprint = sha256Hex(`${request.method}\n${path}\n${actor.mode}\n${request.rawBody ?? ''}`);
+  const fingerprint = fingerprintOf(ctx, request, path, actor.mode);
   const now = ctx.clock.now();
   const token = randomBase62(24);
   const claimed = await tryClaim(ctx.db, {
@@ -103,7 +106,7 @@ async function claimOrReplay(
   }
 
   const existing = await findKey(ctx.db, actor.merchantId, key);
-  if (existing && existing.fingerprint !== fingerprint) {
+  if (existing && !sameRequest(existing, { fingerprint, method: request.method, path })) {
     throw new AppError(
       'IDEMPOTENCY_KEY_MISMATCH',
       `This idempotency key was already used for a different request (first: ${existing.request_method} ${existing.request_path}); use a new key for a new request`,
@@ -125,6 +128,40 @@ async function claimOrReplay(
   if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
   // Stored responses can hold secrets shown once (a cardToken, a checkout session token): kept sealed.
   return reply.send(existing.response_body ? ctx.vault.unseal(existing.response_body) : '');
+}
+
+/**
+ * "The same request" as a digest that holds no card data: an HMAC-SHA256 under a key of its own
+ * (IDEMPOTENCY_FINGERPRINT_SECRET) of the method, the path with its query, the key mode (a live key never
+ * receives a test-mode answer) and the body in canonical form (members sorted), in which every `cvv` is
+ * left out and every card `number` is the card's keyed fingerprint (the vault's). So even with both keys,
+ * a copy of the database tells nothing about a card that its `cards` row does not already tell.
+ *
+ * The body is the validated one, not the bytes received: unknown members already removed (they are
+ * ignored, never stored) and defaults filled. It is what the route acts on, so two bodies that differ
+ * only in spacing, member order or ignored members are the same request and replay, while a difference
+ * in anything the route reads is another request (422); and it is already parsed, so the payment path
+ * parses nothing twice. A retry that differs from the first only in its CVV is the same request too:
+ * the CVV may not be kept in any form, not even to tell it apart.
+ */
+function fingerprintOf(ctx: AppContext, request: FastifyRequest, path: string, mode: string): string {
+  const body = canonicalJson(request.body, (name, value) => {
+    if (name === 'cvv') return undefined;
+    return name === 'number' && typeof value === 'string' ? ctx.vault.fingerprint(value) : value;
+  });
+  return hmacHex('sha256', ctx.secrets.idempotencyFingerprintSecret, `${request.method}\n${path}\n${mode}\n${body}`);
+}
+
+/**
+ * A key stored before fingerprints were keyed has none left (migration 0023 removed the unkeyed digests):
+ * until it expires it stands for any request with its method and path.
+ */
+function sameRequest(
+  existing: { fingerprint: string | null; request_method: string; request_path: string },
+  request: { fingerprint: string; method: string; path: string },
+): boolean {
+  if (existing.fingerprint !== null) return existing.fingerprint === request.fingerprint;
+  return existing.request_method === request.method && existing.request_path === request.path;
 }
 
 /** The object an interrupted earlier run of this request created (not a payment: payments resume their own way). */
@@ -206,19 +243,12 @@ async function finishClaim(
       await releaseClaim(ctx.db, claim);
       return;
     }
-    const now = ctx.clock.now();
     const contentType = reply.getHeader('content-type');
-    await storeResponse(
-      ctx.db,
-      claim,
-      {
-        status: reply.statusCode,
-        contentType: contentType === undefined ? null : String(contentType),
-        body: body === '' ? '' : ctx.vault.seal(body),
-      },
-      now,
-      SWEEP_BATCH,
-    );
+    await storeResponse(ctx.db, claim, {
+      status: reply.statusCode,
+      contentType: contentType === undefined ? null : String(contentType),
+      body: body === '' ? '' : ctx.vault.seal(body),
+    });
   } catch (error) {
     // The store went away mid-request (a restart, a failover). The response still goes out, but the
     // claim still names this live instance, so a retry would wait out STALE_CLAIM_SECONDS: let the key

@@ -3,7 +3,7 @@ import { AppError, invalidFormat } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The body exactly as received (signature checks and idempotency fingerprints need the bytes). */
+    /** The body exactly as received (signature checks need the bytes). */
     rawBody?: string;
   }
 }

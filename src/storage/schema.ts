@@ -233,8 +233,11 @@ export interface CheckoutSessionsTable {
 export interface IdempotencyKeysTable {
   merchant_id: number;
   key: string;
-  /** SHA-256 hex of method, path, key mode and raw body. */
-  fingerprint: string;
+  /**
+   * "The same request": HMAC-SHA256 hex of method, path, key mode and the canonical body without card data
+   * (http/idempotency.ts). Null on keys stored before fingerprints were keyed (migration 0023).
+   */
+  fingerprint: string | null;
   request_method: string;
   request_path: string;
   claim_token: string;

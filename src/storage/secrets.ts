@@ -9,6 +9,7 @@ export interface Secrets {
   /** "id:base64key,…", first is current. */
   cardEncryptionKeys: string;
   cardFingerprintSecret: string;
+  idempotencyFingerprintSecret: string;
 }
 
 /** Whether the card encryption key is kept in the store itself (development without CARD_ENCRYPTION_KEYS). */
@@ -28,6 +29,8 @@ export async function loadSecrets(db: Db, config: Config): Promise<Secrets> {
       config.cardEncryptionKeys ??
       (await persisted(db, 'card_encryption_keys', () => `dev1:${randomBytes(32).toString('base64')}`)),
     cardFingerprintSecret: config.cardFingerprintSecret ?? (await persisted(db, 'card_fingerprint_secret')),
+    idempotencyFingerprintSecret:
+      config.idempotencyFingerprintSecret ?? (await persisted(db, 'idempotency_fingerprint_secret')),
   };
 }
 

@@ -11,8 +11,9 @@ import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 const SECRET_A = 'a'.repeat(32);
 const SECRET_B = 'b'.repeat(40);
-const { CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET } = PRODUCTION_SECRETS;
-const CARD_SECRETS = { CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET };
+const { CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET, IDEMPOTENCY_FINGERPRINT_SECRET } = PRODUCTION_SECRETS;
+/** The secrets that protect stored data (production requires them too). */
+const DATA_SECRETS = { CARD_ENCRYPTION_KEYS, CARD_FINGERPRINT_SECRET, IDEMPOTENCY_FINGERPRINT_SECRET };
 
 let scratch: string;
 let tls: ReturnType<typeof selfSignedCertificate>;
@@ -71,7 +72,7 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       JWT_SECRET: SECRET_A,
       CALLBACK_SIGNING_SECRET: SECRET_B,
-      ...CARD_SECRETS,
+      ...DATA_SECRETS,
       TLS_CERT_FILE: tls.certFile,
       TLS_KEY_FILE: tls.keyFile,
     });
@@ -90,11 +91,17 @@ describe('loadConfig', () => {
 
   it('requires every secret in production and never seeds a demo there', () => {
     const missing = problems({ NODE_ENV: 'production' });
-    expect(missing).toHaveLength(4);
-    for (const name of ['JWT_SECRET', 'CALLBACK_SIGNING_SECRET', 'CARD_ENCRYPTION_KEYS', 'CARD_FINGERPRINT_SECRET']) {
+    expect(missing).toHaveLength(5);
+    for (const name of [
+      'JWT_SECRET',
+      'CALLBACK_SIGNING_SECRET',
+      'CARD_ENCRYPTION_KEYS',
+      'CARD_FINGERPRINT_SECRET',
+      'IDEMPOTENCY_FINGERPRINT_SECRET',
+    ]) {
       expect(missing.join('\n')).toContain(`${name} is required`);
     }
-    const all = { NODE_ENV: 'production', JWT_SECRET: SECRET_A, CALLBACK_SIGNING_SECRET: SECRET_B, ...CARD_SECRETS };
+    const all = { NODE_ENV: 'production', JWT_SECRET: SECRET_A, CALLBACK_SIGNING_SECRET: SECRET_B, ...DATA_SECRETS };
     expect(loadConfig(all).seedDemo).toBe(false);
     expect(problems({ ...all, SEED_DEMO: 'true' }).join()).toMatch(/SEED_DEMO/);
   });
@@ -106,7 +113,7 @@ describe('loadConfig', () => {
     expect(problems({ CARD_ENCRYPTION_KEYS: 'no-colon' }).join()).toMatch(/CARD_ENCRYPTION_KEYS/);
     expect(
       problems({
-        CARD_ENCRYPTION_KEYS: `${CARD_SECRETS.CARD_ENCRYPTION_KEYS},old:${Buffer.alloc(32, 1).toString('base64')}`,
+        CARD_ENCRYPTION_KEYS: `${CARD_ENCRYPTION_KEYS},old:${Buffer.alloc(32, 1).toString('base64')}`,
       }),
     ).toEqual([]);
   });

@@ -94,6 +94,7 @@ describe('GET /metrics without METRICS_TOKEN', () => {
         CALLBACK_SIGNING_SECRET: `${secret}y`,
         CARD_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
         CARD_FINGERPRINT_SECRET: `${secret}z`,
+        IDEMPOTENCY_FINGERPRINT_SECRET: `${secret}i`,
         TRUSTED_PROXIES: '127.0.0.1',
       },
     });

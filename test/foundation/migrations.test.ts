@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, sql } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
@@ -114,6 +115,39 @@ it('revokes the API keys that viewers and removed users still held (0027)', asyn
       [2, 'live'],
       [2, 'test'],
     ]);
+  } finally {
+    await store.destroy();
+  }
+});
+
+it('removes the unkeyed digests of stored idempotency keys, keeping their answers and recovery points (0023)', async () => {
+  const store = new Kysely<any>({ dialect: new PGliteDialect(new PGlite()) });
+  try {
+    const upgrade = new Migrator({ db: store, provider: migrationProvider });
+    expect((await upgrade.migrateTo('0022_delivery_endpoints')).error).toBeUndefined();
+    // As the gateway stored them before: SHA-256 of method, path, mode and the raw body, card data included.
+    const digest = createHash('sha256')
+      .update('POST\n/payments/h2h/1\ntest\n{"number":"4242424242424242"}')
+      .digest('hex');
+    await sql`insert into idempotency_keys (merchant_id, key, fingerprint, request_method, request_path, claim_token,
+        claimed_at, expires_at, response_status, response_content_type, response_body, recovery_payment_id)
+      values (7, 'answered', ${digest}, 'POST', '/payments/h2h/1', 't1', now(), now() + interval '1 day', 200,
+          'application/json', 'k1.sealed', null),
+        (7, 'lost', ${digest}, 'POST', '/payments/h2h/1', 't2', now(), now() + interval '1 day', null, null, null, 41)
+    `.execute(store);
+
+    expect((await upgrade.migrateTo('0023_keyed_idempotency_fingerprints')).error).toBeUndefined();
+    const keys = await store
+      .selectFrom('idempotency_keys')
+      .select(['key', 'fingerprint', 'response_body', 'recovery_payment_id'])
+      .orderBy('key')
+      .execute();
+    expect(keys).toEqual([
+      { key: 'answered', fingerprint: null, response_body: 'k1.sealed', recovery_payment_id: null },
+      { key: 'lost', fingerprint: null, response_body: null, recovery_payment_id: 41 },
+    ]);
+    const dump = await sql<{ row: string }>`select t::text as row from idempotency_keys t`.execute(store);
+    expect(JSON.stringify(dump.rows)).not.toContain(digest);
   } finally {
     await store.destroy();
   }

@@ -148,9 +148,15 @@ describe('npm start in development', () => {
       'callback_signing_secret',
       'card_encryption_keys',
       'card_fingerprint_secret',
+      'idempotency_fingerprint_secret',
       'jwt_secret',
     ]);
-    for (const name of ['callback_signing_secret', 'card_fingerprint_secret', 'jwt_secret'])
+    for (const name of [
+      'callback_signing_secret',
+      'card_fingerprint_secret',
+      'idempotency_fingerprint_secret',
+      'jwt_secret',
+    ])
       expect(after.secrets[name]).toMatch(/^[0-9A-Za-z]{48}$/);
     // "<key id>:<base64 of 32 bytes>": the card vault's generated development key.
     expect(Buffer.from(after.secrets.card_encryption_keys.split(':')[1], 'base64')).toHaveLength(32);

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { refuseWrites } from '../helpers/faults.js';
 import { useGateway, type CallResult, type TestMerchant } from '../helpers/gateway.js';
+import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
 
 const gw = useGateway();
 
@@ -20,6 +21,11 @@ function post(
     body,
   });
 }
+
+const keysOf = async (m: TestMerchant) =>
+  (await gw.db.selectFrom('idempotency_keys').select('key').where('merchant_id', '=', m.merchantId).execute()).map(
+    (row) => row.key,
+  );
 
 const customerCount = async (m: TestMerchant) =>
   (await gw.db.selectFrom('customers').select('id').where('merchant_id', '=', m.merchantId).execute()).length;
@@ -117,14 +123,42 @@ describe('same key, different request', () => {
       details: { idempotencyKey: key, firstRequest: 'POST /customers' },
       requestId: otherBody.headers.get('x-request-id'),
     });
-    // Same JSON, different bytes: still a different request.
-    expect((await post(m, key, JSON.stringify(customer, null, 2))).status).toBe(422);
     expect((await post(m, key, customer, { path: '/customers?source=retry' })).status).toBe(422);
     // A live key never receives the test-mode answer stored under the same key.
     expect((await post(m, key, customer, { apiKey: m.liveKey })).status).toBe(422);
 
     expect(await customerCount(m)).toBe(1);
     expectReplayOf(await post(m, key), first);
+  });
+});
+
+describe('what "the same request" is', () => {
+  it('the same body as the route reads it: spacing, member order and ignored members make no other request', async () => {
+    const m = await gw.merchant();
+    const key = randomUUID();
+    const first = await post(m, key, { ...customer, phone: '4915112345678' });
+    expect(first.status, first.text).toBe(200);
+    const sameRequest = [
+      JSON.stringify({ phone: '4915112345678', ...customer }, null, 2),
+      { ...customer, phone: '4915112345678', nickname: 'ignored, never stored' },
+    ];
+    for (const body of sameRequest) expectReplayOf(await post(m, key, body), first);
+    // A member the route reads is another request, also when its value only differs in case.
+    expect((await post(m, key, { ...customer, phone: '4915112345670' })).status).toBe(422);
+    expect((await post(m, key, { ...customer, phone: '4915112345678', name: 'ada lovelace' })).status).toBe(422);
+    expect(await customerCount(m)).toBe(1);
+  });
+
+  it('a card payment: another card is another request; a retry that differs only in its CVV is the same', async () => {
+    const m = await gw.merchant();
+    const paymentRequestId = await createRequest(gw, m);
+    const key = randomUUID();
+    const path = `/payments/h2h/${paymentRequestId}`;
+    const first = await post(m, key, h2hCard(CARDS.visa), { path });
+    expect(first.status, first.text).toBe(200);
+    expect((await post(m, key, h2hCard(CARDS.mastercard), { path })).status).toBe(422);
+    // The CVV is kept in no form, not even as part of a digest: it cannot tell two requests apart.
+    expectReplayOf(await post(m, key, { ...h2hCard(CARDS.visa), cvv: '999' }, { path }), first);
   });
 });
 
@@ -158,18 +192,39 @@ describe('scope and lifetime', () => {
     expectReplayOf(await post(m, key), fresh);
   });
 
-  it('expired keys are cleaned up as the merchant keeps using keys', async () => {
+  it('expired keys of every merchant are purged by the job loop, also of a merchant who sends nothing more', async () => {
+    const quiet = await gw.merchant();
+    const busy = await gw.merchant();
+    await post(quiet, 'old-1');
+    await post(quiet, 'old-2');
+    gw.clock.advance(24 * 3600 - 60);
+    await post(busy, 'recent');
+    gw.clock.advance(61);
+    await gw.runJobs();
+    expect(await keysOf(quiet)).toEqual([]);
+    expect(await keysOf(busy)).toEqual(['recent']);
+  });
+
+  it('the purge deletes a backlog in bounded batches until none is left', async () => {
     const m = await gw.merchant();
-    await post(m, 'old-1');
-    await post(m, 'old-2');
+    await post(m, 'template');
+    // A backlog larger than one batch: 1,200 expired copies of the stored key.
+    await sql`insert into idempotency_keys (merchant_id, key, fingerprint, request_method, request_path, claim_token,
+        claimed_at, expires_at, response_status, response_content_type, response_body)
+      select merchant_id, key || '-' || n, fingerprint, request_method, request_path, claim_token, claimed_at,
+        expires_at, response_status, response_content_type, response_body
+      from idempotency_keys, generate_series(1, 1200) n
+      where merchant_id = ${m.merchantId} and key = 'template'`.execute(gw.db);
     gw.clock.advance(24 * 3600 + 1);
-    await post(m, 'new-1');
-    const keys = await gw.db
-      .selectFrom('idempotency_keys')
-      .select('key')
-      .where('merchant_id', '=', m.merchantId)
-      .execute();
-    expect(keys.map((k) => k.key)).toEqual(['new-1']);
+    const counts: number[] = [];
+    for (let left = (await keysOf(m)).length; left > 0 && counts.length < 10; left = (await keysOf(m)).length) {
+      counts.push(left);
+      await gw.runJobs();
+    }
+    expect(await keysOf(m)).toEqual([]);
+    // One run of the sweep deleted part of the backlog, never all of it at once.
+    expect(counts.length).toBeGreaterThan(2);
+    expect(counts[0]).toBe(1201);
   });
 });
 
@@ -376,6 +431,35 @@ describe('what is stored', () => {
       .where('merchant_id', '=', m.merchantId)
       .execute();
     expect(rows).toEqual([]);
+  });
+});
+
+describe('keys stored before fingerprints were keyed (migration 0023 removed their digests)', () => {
+  it('until they expire they stand for any request with their method and path: replayed, recovered, 422 elsewhere', async () => {
+    const m = await gw.merchant();
+    const forget = (key: string, changes: Record<string, null | string> = {}) =>
+      gw.db
+        .updateTable('idempotency_keys')
+        .set({ fingerprint: null, ...changes })
+        .where('merchant_id', '=', m.merchantId)
+        .where('key', '=', key)
+        .execute();
+    const key = randomUUID();
+    const first = await post(m, key);
+    await forget(key);
+    expectReplayOf(await post(m, key), first);
+    expectReplayOf(await post(m, key, { ...customer, name: 'Someone Else' }), first);
+    expect((await post(m, key, customer, { path: '/customers?source=retry' })).status).toBe(422);
+
+    // A create whose answer a crash lost before the upgrade: its retry answers with what it created.
+    const lostKey = randomUUID();
+    const lost = await post(m, lostKey);
+    await forget(lostKey, { response_status: null, response_content_type: null, response_body: null, holder: 'gone' });
+    const retried = await post(m, lostKey);
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body.id).toBe(lost.body.id);
+    expect(await customerCount(m)).toBe(2);
   });
 });
 

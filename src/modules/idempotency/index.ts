@@ -1,7 +1,11 @@
 /**
- * The idempotency module: stored claims and responses of idempotency keys. The HTTP side
- * (http/idempotency.ts) decides which requests claim a key and what is replayed.
+ * The idempotency module: stored claims and responses of idempotency keys, and the purge of expired
+ * ones. The HTTP side (http/idempotency.ts) decides which requests claim a key and what is replayed.
  */
+import type { DbContext } from '../../context.js';
+import type { Sweep } from '../../jobs/queue.js';
+import { purgeSweep } from './purge-expired-keys.js';
+
 export {
   findKey,
   recordRecoveryPoint,
@@ -11,3 +15,6 @@ export {
   type Claim,
   type RecoveryPoint,
 } from './repository.js';
+
+/** The background side: the purge of expired keys. */
+export const sweeps = (ctx: DbContext): Sweep[] => [purgeSweep(ctx)];

@@ -70,7 +70,15 @@ export async function tryClaim(db: Db, input: ClaimInput): Promise<{ recovery: R
             expired,
             eb.and([
               eb('idempotency_keys.response_status', 'is', null),
-              eb('idempotency_keys.fingerprint', '=', input.fingerprint),
+              eb.or([
+                eb('idempotency_keys.fingerprint', '=', input.fingerprint),
+                // A claim from before keyed fingerprints (migration 0023): its method and path are all that is left.
+                eb.and([
+                  eb('idempotency_keys.fingerprint', 'is', null),
+                  eb('idempotency_keys.request_method', '=', input.method),
+                  eb('idempotency_keys.request_path', '=', input.path),
+                ]),
+              ]),
               eb.or([
                 eb('idempotency_keys.holder', 'is', null),
                 eb('idempotency_keys.claimed_at', '<=', input.staleBefore),
@@ -146,33 +154,13 @@ export async function releaseClaim(db: Db, claim: Claim): Promise<void> {
     .execute();
 }
 
-/**
- * Stores the final response on the claim. Piggy-backed cleanup: the same statement deletes up to
- * `sweepBatch` of the merchant's expired keys, so the table holds about a day of keys without a
- * background job (and no extra round trip).
- */
+/** Stores the final response on the claim. */
 export async function storeResponse(
   db: Db,
   claim: Claim,
   response: { status: number; contentType: string | null; body: string },
-  now: Date,
-  sweepBatch: number,
 ): Promise<void> {
   await db
-    .with('swept', (qb) =>
-      qb
-        .deleteFrom('idempotency_keys')
-        .where('merchant_id', '=', claim.merchantId)
-        .where('expires_at', '<=', now)
-        .where('key', 'in', (sub) =>
-          sub
-            .selectFrom('idempotency_keys')
-            .select('key')
-            .where('merchant_id', '=', claim.merchantId)
-            .where('expires_at', '<=', now)
-            .limit(sweepBatch),
-        ),
-    )
     .updateTable('idempotency_keys')
     .set({
       response_status: response.status,
@@ -183,4 +171,32 @@ export async function storeResponse(
     .where('key', '=', claim.key)
     .where('claim_token', '=', claim.token)
     .execute();
+}
+
+/**
+ * Deletes up to `batch` expired keys of any merchant, oldest first; returns how many. Keys another instance
+ * is deleting (or a request is claiming afresh) are skipped, not waited for; a key claimed afresh since it
+ * was picked is no longer expired and stays.
+ */
+export async function deleteExpiredKeys(db: Db, now: Date, batch: number): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('expires_at', '<=', now)
+    .where((eb) =>
+      eb(
+        eb.refTuple('merchant_id', 'key'),
+        'in',
+        eb
+          .selectFrom('idempotency_keys')
+          .select(['merchant_id', 'key'])
+          .where('expires_at', '<=', now)
+          .orderBy('expires_at')
+          .limit(batch)
+          .forUpdate()
+          .skipLocked()
+          .$asTuple('merchant_id', 'key'),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

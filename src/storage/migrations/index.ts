@@ -21,6 +21,7 @@ import * as m0019 from './0019_fewer_index_entries.js';
 import * as m0020 from './0020_recovery_objects.js';
 import * as m0021 from './0021_outbox_queue.js';
 import * as m0022 from './0022_delivery_endpoints.js';
+import * as m0023 from './0023_keyed_idempotency_fingerprints.js';
 import * as m0024 from './0024_sign_in_and_passwords.js';
 import * as m0025 from './0025_callback_replays_and_secrets.js';
 import * as m0026 from './0026_payment_request_options.js';
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0020_recovery_objects': m0020,
   '0021_outbox_queue': m0021,
   '0022_delivery_endpoints': m0022,
+  '0023_keyed_idempotency_fingerprints': m0023,
   '0024_sign_in_and_passwords': m0024,
   '0025_callback_replays_and_secrets': m0025,
   '0026_payment_request_options': m0026,
