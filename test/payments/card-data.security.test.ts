@@ -1,5 +1,7 @@
-import { sql } from 'kysely';
+import { hash } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/lib/canonical-json.js';
+import { databaseAsText } from '../helpers/dump.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, payer, waitForStatus } from './fixtures.js';
 
@@ -14,10 +16,28 @@ const CVV3 = '739';
 const CVV4 = '7391';
 const cvvOf = (number: string) => (number.startsWith('37') ? CVV4 : CVV3);
 
+/**
+ * Every unkeyed digest someone holding a dump could match against bodies rebuilt from what the store
+ * keeps of a card (BIN, last four, expiry, payer): SHA-256 and SHA-512, in hex, base64 and base64url, of
+ * the body as sent, of its canonical form (members sorted), and of each as the idempotency fingerprint
+ * once hashed it (method, path, key mode and body, one per line).
+ */
+function unkeyedDigests(path: string, body: unknown): string[] {
+  const sent = JSON.stringify(body);
+  const forms = [sent, canonicalJson(body)].flatMap((text) => [text, `POST\n${path}\ntest\n${text}`]);
+  return forms.flatMap((form) =>
+    (['sha256', 'sha512'] as const).flatMap((algorithm) =>
+      (['hex', 'base64', 'base64url'] as const).map((encoding) => hash(algorithm, form, encoding)),
+    ),
+  );
+}
+
 it('no full PAN, no CVV and no card or checkout token in clear anywhere: database, logs, responses', async () => {
   const responses: string[] = [];
+  const digests: string[] = [];
   let n = 0;
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: Record<string, unknown>) => {
+    if (body && ('number' in body || 'cvv' in body)) digests.push(...unkeyedDigests(path, body));
     // Idempotency keys on every POST: stored replayable responses must not hold a token in clear.
     const headers: Record<string, string> = method === 'POST' ? { 'X-Idempotency-Key': `card-data-${++n}` } : {};
     const res = await gw.call(method, path, { apiKey: m.apiKey, body, headers });
@@ -76,14 +96,7 @@ it('no full PAN, no CVV and no card or checkout token in clear anywhere: databas
   });
   await gw.runJobs();
 
-  const tables = await sql<{
-    table_name: string;
-  }>`select table_name from information_schema.tables where table_schema = 'public'`.execute(gw.db);
-  let dump = '';
-  for (const { table_name } of tables.rows) {
-    const rows = await sql`select * from ${sql.table(table_name)}`.execute(gw.db);
-    dump += JSON.stringify(rows.rows);
-  }
+  const dump = await databaseAsText(gw.db);
   const logs = gw.logs();
   expect(dump.length).toBeGreaterThan(10_000);
   expect(logs.length).toBeGreaterThan(10_000);
@@ -98,6 +111,17 @@ it('no full PAN, no CVV and no card or checkout token in clear anywhere: databas
     expect(dump, `CVV ${cvv} in the database`).not.toMatch(asValue);
     expect(logs, `CVV ${cvv} in the logs`).not.toMatch(asValue);
     for (const text of responses) expect(text, `CVV ${cvv} in a response`).not.toMatch(asValue);
+  }
+  // No id, amount or encoded value of the dump reads 7391 on its own: as a whole value (a column, a JSON
+  // member, a form field) it can only be the Amex CVV. (Not the logs: a process id may be any number.)
+  expect(dump, `CVV ${CVV4} in the database`).not.toMatch(new RegExp(`(?<![\\w+/-])${CVV4}(?![\\w+/-])`));
+  // Nor any unkeyed digest of a body that carried a card: a CVV would be 1,000 tries away from it.
+  expect(digests.length).toBeGreaterThan(40 * 24);
+  const lowerDump = dump.toLowerCase();
+  for (const digest of digests) {
+    const found = /^[0-9a-f]+$/.test(digest) ? lowerDump.includes(digest) : dump.includes(digest);
+    expect(found, `an unkeyed digest of a card payment's body in the database: ${digest}`).toBe(false);
+    expect(logs.includes(digest), `an unkeyed digest of a card payment's body in the logs: ${digest}`).toBe(false);
   }
   // What is stored instead: ciphertext, fingerprint, BIN and last 4; tokens only as hashes.
   const cards = await gw.db.selectFrom('cards').selectAll().execute();
