@@ -1,10 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
-import { freshDatabaseUrl } from '../helpers/database.js';
+import { openStorage, type Storage } from '../../src/storage/db.js';
+import { freshDatabaseUrl, storageKind } from '../helpers/database.js';
 import { card, CARDS } from '../payments/fixtures.js';
 import { INSTANCE_LEASE_SECONDS } from '../../src/modules/instances/index.js';
 import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
@@ -247,4 +249,127 @@ describe('a refund interrupted by a crash, retried with the same idempotency key
       expect(replay.text).toBe(retried.text);
     },
   );
+});
+
+describe('a creation interrupted between its commit and the storing of its answer', () => {
+  const HOLD = 'hold_stored_answer';
+  const CREATIONS = [
+    {
+      path: '/payment-requests',
+      body: { amount: 12.5, currency: 'EUR', reference: 'crash-create' },
+      list: '/payment-requests?reference=crash-create',
+      idField: 'paymentRequestId',
+    },
+    {
+      path: '/customers',
+      body: { name: 'Crash Create', email: 'crash-create@example.com' },
+      list: '/customers?email=crash-create@example.com',
+      idField: 'id',
+    },
+  ];
+
+  /** The gateway's store, opened with the project's own storage code (the embedded one only while no gateway has it). */
+  async function withStore(work: (storage: Storage) => Promise<void>): Promise<void> {
+    const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: scratch });
+    try {
+      await work(storage);
+    } finally {
+      await storage.close();
+    }
+  }
+
+  /** Where the embedded store's trigger says it holds the answer (its data directory is the store's pgdata). */
+  const heldMarker = (key: string) => path.join(scratch, 'pgdata', `answer-held-${key}`);
+
+  /**
+   * Holds the statement that stores the answer of the request with `key`: it sleeps in a trigger, after the
+   * creating transaction committed, before the answer is on the key. The embedded store runs on the
+   * gateway's own thread, which the sleep holds too, so its API cannot answer then: there the trigger first
+   * leaves a file in the store's directory, its word that the answer's statement has begun.
+   */
+  async function holdStoredAnswer(key: string): Promise<void> {
+    await withStore(async ({ db, kind }) => {
+      const marker =
+        kind === 'pglite'
+          ? `execute format('copy (select 1) to %L', current_setting('data_directory') || '/answer-held-${key}');`
+          : '';
+      await sql
+        .raw(
+          `create function ${HOLD}() returns trigger language plpgsql as $$
+          begin ${marker} perform pg_sleep(3600); return new; end $$`,
+        )
+        .execute(db);
+      await sql
+        .raw(
+          `create trigger ${HOLD} before update of response_status on idempotency_keys for each row
+          when (old.key = '${key}' and new.response_status is not null) execute function ${HOLD}()`,
+        )
+        .execute(db);
+    });
+  }
+
+  async function releaseStoredAnswer(): Promise<void> {
+    await withStore(async ({ db, kind }) => {
+      // A server finds out that a client died only when it next writes to it: the killed gateway's session
+      // would sleep on in the trigger, holding the key's row.
+      if (kind === 'postgres')
+        await sql`select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and wait_event = 'PgSleep'`.execute(db);
+      await sql.raw(`drop trigger ${HOLD} on idempotency_keys`).execute(db);
+      await sql.raw(`drop function ${HOLD}()`).execute(db);
+    });
+  }
+
+  for (const creation of CREATIONS) {
+    it(
+      `POST ${creation.path}: the retry answers with the object the killed run created, and creates none`,
+      SLOW,
+      async () => {
+        // The embedded store takes one process at a time: the gateway the tests above left running goes.
+        for (const earlier of running) if (earlier.child.exitCode === null) await kill(earlier);
+        const key = randomUUID();
+        await holdStoredAnswer(key);
+        let gateway = await start();
+        apiKey = gateway.banner.demo?.apiKey ?? apiKey;
+        const listed = async () => {
+          const list = await call(gateway.banner.url + creation.list, 'GET', apiKey);
+          expect(list.status, list.text).toBe(200);
+          return (list.body.data as Array<Record<string, number>>).map((object) => object[creation.idField]);
+        };
+
+        const interrupted = call(gateway.banner.url + creation.path, 'POST', apiKey, creation.body, {
+          'x-idempotency-key': key,
+        }).catch((error: Error) => error);
+        // Committed, its answer not stored: on a server the object is listed (its answer waits in the
+        // trigger); the embedded store's trigger says when it holds the answer, which follows the commit.
+        let committed: number[] = [];
+        for (let tries = 0; tries < 600; tries++) {
+          if (storageKind() === 'pglite' ? existsSync(heldMarker(key)) : (committed = await listed()).length > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        if (storageKind() === 'pglite') expect(existsSync(heldMarker(key))).toBe(true);
+        else expect(committed).toHaveLength(1);
+        await kill(gateway);
+        expect(await interrupted).toBeInstanceOf(Error);
+        await releaseStoredAnswer();
+        rmSync(heldMarker(key), { force: true });
+
+        gateway = await start();
+        const created = await listed();
+        expect(created).toHaveLength(1);
+        if (storageKind() === 'postgres') expect(created).toEqual(committed);
+        const retried = await retryUntilDecided(gateway.banner.url + creation.path, apiKey, creation.body, key);
+        expect(retried.status, retried.text).toBe(200);
+        expect(retried.headers.get('idempotent-replayed')).toBeNull();
+        expect(retried.body[creation.idField]).toBe(created[0]);
+        expect(await listed()).toEqual(created);
+        // From now on the key answers with it, byte for byte.
+        const replay = await call(gateway.banner.url + creation.path, 'POST', apiKey, creation.body, {
+          'x-idempotency-key': key,
+        });
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(replay.text).toBe(retried.text);
+      },
+    );
+  }
 });
