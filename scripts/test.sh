@@ -3,8 +3,9 @@
 # PGlite and again on a real PostgreSQL server (a throwaway cluster this script installs and starts
 # when needed), both with a throwaway Redis (scripts/redis-server.sh) for the tests of counters
 # shared by instances. Both passes run on the machine's Node and again on Node 24 (the npm package
-# node-linux-<arch>@24, installed under .tmp/) unless the machine's Node already is 24; the last
-# server pass goes through PgBouncer in transaction pooling mode (scripts/pgbouncer.sh).
+# node-linux-<arch>@24, installed once into the user's cache by scripts/node24.sh) unless the
+# machine's Node already is 24; the last server pass goes through PgBouncer in transaction pooling
+# mode (scripts/pgbouncer.sh). The last line sums every pass: "Tests: N passed, M failed, K skipped".
 #
 # The throwaway servers this script starts are stopped when it ends, whether the tests passed,
 # failed or the run was interrupted; a server that was already running when it began is left alone.
@@ -14,9 +15,27 @@ cd "$(dirname "$0")/.."
 
 started=()  # the scripts whose server this run started: "scripts/pg-cluster.sh", …
 child=      # the test run in progress, so that a signal can end it before the servers stop
+results="$(mktemp -d)"  # each pass's vitest JSON report, summed into one line at the end
+passes=0
+
+# One line across every pass, whether the run passed, failed or was interrupted: "N passed, M failed".
+summary() {
+  [ "$passes" -gt 0 ] || return 0
+  node -e '
+    const { readdirSync, readFileSync } = require("node:fs");
+    const [dir, started] = process.argv.slice(1);
+    const reports = readdirSync(dir).map((f) => JSON.parse(readFileSync(`${dir}/${f}`, "utf8")));
+    const sum = (key) => reports.reduce((n, r) => n + r[key], 0);
+    const unfinished = Number(started) - reports.length;
+    console.log(`== ${reports.length} of ${started} test passes finished${unfinished ? " (a pass stopped before its report)" : ""}`);
+    console.log(`Tests: ${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed, ${sum("numPendingTests") + sum("numTodoTests")} skipped`);
+  ' "$results" "$passes" || true
+}
 
 cleanup() {
   local script
+  summary
+  rm -rf "$results"
   for script in ${started[@]+"${started[@]}"}; do
     "$script" stop || true
   done
@@ -92,9 +111,15 @@ both_passes() {
   shift 2
   local left_out="${*:+, without the browser and proof suites}"
   echo "== integration tests on embedded PostgreSQL (PGlite), Node $(node -v)$left_out"
-  run node_modules/.bin/vitest run "$@"
+  vitest_pass node_modules/.bin/vitest run "$@"
   echo "== integration tests on a PostgreSQL server$way, Node $(node -v)$left_out"
-  run env TEST_DATABASE_URL="$url" node_modules/.bin/vitest run "$@"
+  vitest_pass env TEST_DATABASE_URL="$url" node_modules/.bin/vitest run "$@"
+}
+
+# One pass: vitest's own report on the terminal, and a JSON report for the summary.
+vitest_pass() {
+  passes=$((passes + 1))
+  run "$@" --reporter=default --reporter=json --outputFile.json="$results/pass-$passes.json"
 }
 
 # The browser tests (Chromium drives the checkout and the panel) and the proof suites (fuzzing, crashes)
