@@ -29,6 +29,7 @@ export interface JsonSchema {
 
 /** Strings are kept short: long ones add nothing but bytes (the huge-body probes cover size). */
 const SOFT_MAX_LENGTH = 24;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
@@ -39,8 +40,11 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
       .map(([user, host]) => `${user}@${host}.com`);
   }
   if (schema.format === 'date-time') {
+    // Around now, as a real client's dates are: a callback's timestamp must be recent (30 days) and an
+    // expiry in the future; a day back to four years ahead is both. A seed replays alike on the same day.
+    const now = Date.now();
     return fc
-      .date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true })
+      .date({ min: new Date(now - DAY_MS), max: new Date(now + 4 * 365 * DAY_MS), noInvalidDate: true })
       .map((d) => d.toISOString());
   }
   if (schema.pattern) {
