@@ -6,8 +6,8 @@ import { decimalString } from './money.js';
  * CSV (RFC 4180) written as a stream from keyset-paginated batches: memory stays at one batch
  * whatever the number of rows.
  *
- * Text cells are where a payer or merchant can put a formula (OWASP "CSV injection"), so each is
- * quoted, and a ' goes before every place a spreadsheet might start a formula: the first non-blank
+ * Text cells are where a payer or merchant can put a formula (OWASP "CSV injection"), so each data
+ * cell of text is quoted, and a ' goes before every place a spreadsheet might start a formula: the first non-blank
  * character (= + - @, or a tab or CR), and any = + - @ right after a separator that a spreadsheet in
  * another locale may split on (, ; tab |), so `a;=1+2` cannot become a cell `=1+2` there.
  */
@@ -39,7 +39,8 @@ export function csvStream<T extends { id: number }>(
   toCells: (row: T) => Cell[],
 ): Readable {
   async function* lines() {
-    yield csvLine(header);
+    // Our own column names: plain, as every reader expects a header row.
+    yield `${header.join(',')}\r\n`;
     let beforeId: number | undefined;
     for (;;) {
       const rows = await fetchBatch(beforeId, EXPORT_BATCH_SIZE);
