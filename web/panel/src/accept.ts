@@ -1,39 +1,24 @@
 import { ApiError, call, type Session } from './api.js';
-import { field, h, message, replaceContent } from './ui.js';
+import { newPasswordInputs, takeLinkToken } from './new-password.js';
+import { h, message, replaceContent } from './ui.js';
 
 /**
  * The page an invitation e-mail links to (#/accept?token=…): the invitee chooses a password and is signed
  * in with the invited role. The token is taken out of the address at once (no copy left in the history).
  */
 export function renderAccept(root: HTMLElement, onSignedIn: (session: Session) => void): void {
-  const token = new URLSearchParams(location.hash.split('?')[1] ?? '').get('token') ?? '';
-  history.replaceState(null, '', `${location.pathname}#/accept`);
-  const password = h('input', { type: 'password', name: 'new-password', autocomplete: 'new-password', required: true });
-  const repeat = h('input', {
-    type: 'password',
-    name: 'repeat-password',
-    autocomplete: 'new-password',
-    required: true,
+  const token = takeLinkToken('#/accept');
+  const { password, fields, agree } = newPasswordInputs({
+    password: 'Choose a password',
+    repeat: 'Repeat the password',
+    hint: 'At least 12 characters.',
   });
-  password.id = 'new-password';
-  repeat.id = 'repeat-password';
   const feedback = h('div', { class: 'feedback' });
   const submit = h('button', { type: 'submit' }, 'Join the team');
-  const form = h(
-    'form',
-    { novalidate: true, 'aria-labelledby': 'accept-title' },
-    field('Choose a password', password, 'At least 12 characters.'),
-    field('Repeat the password', repeat),
-    feedback,
-    submit,
-  );
+  const form = h('form', { novalidate: true, 'aria-labelledby': 'accept-title' }, ...fields, feedback, submit);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    if (password.value !== repeat.value) {
-      replaceContent(feedback, message('error', 'The two passwords differ.'));
-      repeat.focus();
-      return;
-    }
+    if (!agree(feedback, 'The two passwords differ.')) return;
     submit.disabled = true;
     call<Session>('POST', '/team/invitations/accept', { token, password: password.value }, { signedIn: false })
       .then(onSignedIn)

@@ -1,24 +1,28 @@
 import { ApiError, call, panel, type Session } from './api.js';
+import { newPasswordInputs } from './new-password.js';
 import { field, h, message, replaceContent } from './ui.js';
 
 /** The signed-in user's own account: who they are, and the password change (every role may change theirs). */
 export function renderAccount(root: HTMLElement, session: Session): void {
-  const input = (name: string, autocomplete: string) => {
-    const el = h('input', { type: 'password', name, autocomplete, required: true });
-    el.id = name;
-    return el;
-  };
-  const current = input('current-password', 'current-password');
-  const password = input('new-password', 'new-password');
-  const repeat = input('repeat-password', 'new-password');
+  const current = h('input', {
+    type: 'password',
+    name: 'current-password',
+    autocomplete: 'current-password',
+    required: true,
+  });
+  current.id = 'current-password';
+  const { password, fields, agree } = newPasswordInputs({
+    password: 'New password',
+    repeat: 'Repeat the new password',
+    hint: 'At least 12 characters. Every other session of yours ends.',
+  });
   const feedback = h('div', { class: 'feedback' });
   const submit = h('button', { type: 'submit' }, 'Change password');
   const form = h(
     'form',
     { novalidate: true, 'aria-labelledby': 'password-title' },
     field('Current password', current),
-    field('New password', password, 'At least 12 characters. Every other session of yours ends.'),
-    field('Repeat the new password', repeat),
+    ...fields,
     feedback,
     submit,
   );
@@ -28,11 +32,7 @@ export function renderAccount(root: HTMLElement, session: Session): void {
       replaceContent(feedback, message('error', 'Enter your current password and a new one.'));
       return;
     }
-    if (password.value !== repeat.value) {
-      replaceContent(feedback, message('error', 'The two new passwords differ.'));
-      repeat.focus();
-      return;
-    }
+    if (!agree(feedback, 'The two new passwords differ.')) return;
     submit.disabled = true;
     // Not "signed in" for the panel's 401 handling: a wrong current password is a 401 too.
     call('PUT', '/auth/password', { currentPassword: current.value, newPassword: password.value }, { signedIn: false })

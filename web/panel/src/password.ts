@@ -1,4 +1,5 @@
 import { ApiError, call, type Session } from './api.js';
+import { newPasswordInputs, takeLinkToken } from './new-password.js';
 import { field, h, message, replaceContent } from './ui.js';
 
 /**
@@ -12,13 +13,6 @@ const signInLink = () => h('p', {}, h('a', { href: '#/sign-in' }, 'Back to sign-
 
 function page(root: HTMLElement, titleId: string, title: string, ...content: Array<Node | null>): void {
   replaceContent(root, h('main', { class: 'sign-in' }, h('h1', { id: titleId }, title), ...content));
-}
-
-/** The token of the link the page was opened with, removed from the address bar. */
-function takeToken(hash: string): string {
-  const token = new URLSearchParams(location.hash.split('?')[1] ?? '').get('token') ?? '';
-  history.replaceState(null, '', `${location.pathname}${hash}`);
-  return token;
 }
 
 const unreachable = 'The gateway could not be reached. Try again.';
@@ -72,33 +66,18 @@ export function renderForgotPassword(root: HTMLElement): void {
 }
 
 export function renderResetPassword(root: HTMLElement): void {
-  const token = takeToken('#/reset-password');
-  const password = h('input', { type: 'password', name: 'new-password', autocomplete: 'new-password', required: true });
-  const repeat = h('input', {
-    type: 'password',
-    name: 'repeat-password',
-    autocomplete: 'new-password',
-    required: true,
+  const token = takeLinkToken('#/reset-password');
+  const { password, fields, agree } = newPasswordInputs({
+    password: 'New password',
+    repeat: 'Repeat the new password',
+    hint: 'At least 12 characters.',
   });
-  password.id = 'new-password';
-  repeat.id = 'repeat-password';
   const feedback = h('div', { class: 'feedback' });
   const submit = h('button', { type: 'submit' }, 'Set the new password');
-  const form = h(
-    'form',
-    { novalidate: true, 'aria-labelledby': 'reset-title' },
-    field('New password', password, 'At least 12 characters.'),
-    field('Repeat the new password', repeat),
-    feedback,
-    submit,
-  );
+  const form = h('form', { novalidate: true, 'aria-labelledby': 'reset-title' }, ...fields, feedback, submit);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    if (password.value !== repeat.value) {
-      replaceContent(feedback, message('error', 'The two passwords differ.'));
-      repeat.focus();
-      return;
-    }
+    if (!agree(feedback, 'The two passwords differ.')) return;
     submit.disabled = true;
     call('POST', '/auth/password-reset/confirm', { token, password: password.value }, { signedIn: false })
       .then(() => {
@@ -127,7 +106,7 @@ export function renderResetPassword(root: HTMLElement): void {
 }
 
 export function renderSignInByLink(root: HTMLElement, onSignedIn: (session: Session) => void): void {
-  const token = takeToken('#/sign-in-link');
+  const token = takeLinkToken('#/sign-in-link');
   const feedback = h('div', { class: 'feedback' });
   const submit = h('button', { type: 'submit' }, 'Sign in');
   const form = h(
