@@ -64,7 +64,14 @@ async function serve(
       await pageHeaders?.(request, reply);
       reply.header('Cache-Control', HASHED_ASSET.test(request.url.split('?')[0]) ? IMMUTABLE : REVALIDATE);
     });
-    await scope.register(fastifyStatic, { root, prefix, cacheControl: false, decorateReply: false, redirect: true });
+    await scope.register(fastifyStatic, {
+      root,
+      prefix,
+      cacheControl: false,
+      decorateReply: false,
+      redirect: true,
+      setHeaders: typeScriptAsText,
+    });
     // What a person types: `/panel` is the front end's address too (relative asset paths need the slash).
     scope.get(prefix.slice(0, -1), { schema: { hide: true }, config: { auth: 'none' } }, async (request, reply) => {
       const query = request.url.indexOf('?');
@@ -82,6 +89,14 @@ async function serve(
         },
       );
   });
+}
+
+/**
+ * To the MIME tables `.ts` is an MPEG transport stream (video/mp2t); ours is TypeScript, the checkout's
+ * embed.d.ts, which a developer opens in the browser to read or copy: plain text.
+ */
+function typeScriptAsText(reply: FastifyReply, path: string): void {
+  if (path.endsWith('.ts')) reply.header('Content-Type', 'text/plain; charset=utf-8');
 }
 
 /** A page of ours: its own scripts, styles and API only (the API's answers keep `default-src 'none'`). */

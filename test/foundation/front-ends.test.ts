@@ -36,6 +36,18 @@ describe('the built checkout and panel', () => {
     expect(css.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
+  it('serve embed.js as a script and its types, embed.d.ts, as text (not as MPEG video), both revalidated', async () => {
+    const script = await gw.call('GET', '/checkout/embed.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^(text|application)\/javascript/);
+    expect(script.headers.get('cache-control')).toBe('no-cache');
+    const types = await gw.call('GET', '/checkout/embed.d.ts');
+    expect(types.status).toBe(200);
+    expect(types.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(types.headers.get('cache-control')).toBe('no-cache');
+    expect(types.text).toContain("source: 'svc-checkout'");
+  });
+
   it('compress what the client accepts', async () => {
     for (const encoding of ['gzip', 'br']) {
       const res = await fetch(`${gw.url}/checkout/assets/index.8b2d4e6f.js`, {
