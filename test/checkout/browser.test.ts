@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutPage, startShop, type Shop } from '../../examples/merchant/shop.js';
 import {
@@ -121,6 +121,45 @@ async function openEmbedding(
   const page = await browserContext.newPage();
   await page.goto(`${origin}${path}`);
   return page;
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+const inside = (inner: Box, outer: Box) =>
+  inner.width > 0 &&
+  inner.height > 0 &&
+  inner.x >= outer.x &&
+  inner.y >= outer.y &&
+  inner.x + inner.width <= outer.x + outer.width &&
+  inner.y + inner.height <= outer.y + outer.height;
+
+/**
+ * What the payer sees of an element of the checkout frame, in the shop page's coordinates: the iframe's
+ * content box plus the element's box in the frame's viewport. Shown means wholly inside the iframe's box,
+ * with the iframe, scrolled into view, wholly inside the shop page's viewport.
+ */
+async function expectShownInFrame(page: Page, element: Locator): Promise<void> {
+  const iframe = page.locator('iframe');
+  await iframe.scrollIntoViewIfNeeded();
+  const frameBox = await iframe.evaluate((el) => {
+    const { x, y, width, height } = el.getBoundingClientRect();
+    return { x, y, width, height, contentX: x + el.clientLeft, contentY: y + el.clientTop };
+  });
+  const inFrame = await element.evaluate((el) => {
+    const { x, y, width, height } = el.getBoundingClientRect();
+    return { x, y, width, height };
+  });
+  const box = { ...inFrame, x: frameBox.contentX + inFrame.x, y: frameBox.contentY + inFrame.y };
+  const viewport = { x: 0, y: 0, ...page.viewportSize()! };
+  expect(inside(box, frameBox), `${JSON.stringify(box)} in the iframe ${JSON.stringify(frameBox)}`).toBe(true);
+  expect(inside(frameBox, viewport), `the iframe ${JSON.stringify(frameBox)} in ${JSON.stringify(viewport)}`).toBe(
+    true,
+  );
 }
 
 /**
@@ -248,6 +287,32 @@ describe('the hosted checkout embedded in the example shop', () => {
       await page.close();
     });
   }
+
+  for (const width of [360, 1280])
+    it(`shows the whole 3-D Secure challenge, Approve and Deny, in the frame at ${width} px, then fits the result`, async () => {
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height: 800 });
+      await page.goto(`${shop.url}/checkout`);
+      const frame = checkout(page);
+      await fillCard(frame, CARDS.challengeApprove);
+      await frame.getByRole('button', { name: /^Pay/ }).click();
+      await frame.getByRole('button', { name: 'Deny' }).waitFor();
+      await expectShownInFrame(page, frame.getByRole('button', { name: 'Approve' }));
+      await expectShownInFrame(page, frame.getByRole('button', { name: 'Deny' }));
+      await page.screenshot({ path: `${SCREENSHOTS}/4-3ds-${width}px.png`, fullPage: true });
+      await frame.getByRole('button', { name: 'Approve' }).click();
+      await withJobRunner(gw, () => waitForEvent(page, 'payment.succeeded'));
+      await frame.getByRole('heading', { name: 'Payment successful' }).waitFor();
+      // Back in the checkout, the frame fits its content again: no blank challenge-sized space, nothing cut.
+      const heights = () =>
+        Promise.all([
+          page.locator('iframe').evaluate((el) => Math.ceil(el.getBoundingClientRect().height)),
+          frame.locator('html').evaluate((el) => Math.ceil(el.getBoundingClientRect().height)),
+        ]);
+      await expect.poll(async () => new Set(await heights()).size, { timeout: 5000 }).toBe(1);
+      await expectShownInFrame(page, frame.getByText(/^Thank you\. You paid/));
+      await page.close();
+    });
 
   it('opened on its own, comes back from 3-D Secure and follows successUrl with the ids and status', async () => {
     const request = await createRequest(gw, merchant.apiKey);

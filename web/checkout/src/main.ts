@@ -295,16 +295,26 @@ async function pay(context: PageContext, submit: () => Promise<Payment>): Promis
     case 'pending':
       return succeed(context, payment.paymentId, payment.status);
     case 'requires_action':
-      if (payment.redirectUrl) {
-        replaceContent(root, context.header, h('p', { class: 'status', role: 'status' }, 'Opening your bank’s check…'));
-        window.location.assign(payment.redirectUrl);
-        return;
-      }
+      if (payment.redirectUrl) return openChallenge(context, payment.redirectUrl);
       return fail(context, payment.paymentId, 'Your bank asked for a check we could not open. Try another card.');
     case 'failed':
     case 'canceled':
       return fail(context, payment.paymentId, declineMessage(payment));
   }
+}
+
+/**
+ * The bank's 3-D Secure page replaces the checkout in its frame. It cannot tell embed.js its height (it
+ * runs none of our code, often on the bank's own origin), so the checkout first takes the height of an
+ * EMV 3-D Secure challenge window (html.challenge, style.css) and reports it: the frame keeps that
+ * height while the bank's pages show, until the checkout is back and reports its own.
+ */
+function openChallenge(context: PageContext, url: string): void {
+  document.documentElement.classList.add('challenge');
+  replaceContent(root, context.header, h('p', { class: 'status', role: 'status' }, 'Opening your bank’s check…'));
+  // Now, not from the observer: its report comes with the next rendering, which may be after the page is gone.
+  context.post('resize', { height: pageHeight() });
+  window.location.assign(url);
 }
 
 function succeed(context: PageContext, paymentId: number, status: string): void {
@@ -400,10 +410,12 @@ function browserInfo() {
 function watchHeight(post: ReturnType<typeof messenger>): void {
   let last = 0;
   new ResizeObserver(() => {
-    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    const height = pageHeight();
     if (height !== last) post('resize', { height: (last = height) });
   }).observe(document.documentElement);
 }
+
+const pageHeight = () => Math.ceil(document.documentElement.getBoundingClientRect().height);
 
 function httpUrl(value: string | null): string | null {
   if (!value) return null;
