@@ -99,10 +99,19 @@ const productPage = () =>
 </form>`,
   );
 
-/** The three lines a merchant adds to its page: embed.js, a place for the frame, and mount(). */
-export function checkoutPage(input: { checkoutBase: string; requestId: number; token: string }): string {
+/**
+ * The three lines a merchant adds to its page: embed.js, a place for the frame, and mount().
+ * `loadTimeoutMs`: how long the checkout may take to load before onFailure hears `load.failed`.
+ */
+export function checkoutPage(input: {
+  checkoutBase: string;
+  requestId: number;
+  token: string;
+  loadTimeoutMs?: number;
+}): string {
   // JSON in a script: `<` escaped so that no value can close the script element.
   const json = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+  const loadTimeout = input.loadTimeoutMs ? `\n    loadTimeoutMs: ${json(input.loadTimeoutMs)},` : '';
   return page(
     'Pay for your order',
     `<h1>Pay for your order</h1>
@@ -110,15 +119,21 @@ export function checkoutPage(input: { checkoutBase: string; requestId: number; t
 <div id="checkout"></div>
 <script>
   window.shopEvents = [];
-  SvcCheckout.mount('#checkout', {
+  const checkout = SvcCheckout.mount('#checkout', {
     requestId: ${json(input.requestId)},
-    token: ${json(input.token)},
+    token: ${json(input.token)},${loadTimeout}
     onReady: (event) => shopEvents.push(event),
     onSuccess: (event) => {
       shopEvents.push(event);
       document.getElementById('result').textContent = 'Thank you! Payment ' + event.paymentId + ' received.';
     },
-    onFailure: (event) => shopEvents.push(event),
+    onFailure: (event) => {
+      shopEvents.push(event);
+      // The checkout did not load (embed.js logs why in the console): no broken frame, a word to the payer.
+      if (event.type !== 'load.failed') return;
+      checkout.unmount();
+      document.getElementById('result').textContent = 'The payment page could not be shown. Please try again later.';
+    },
     onExpired: (event) => shopEvents.push(event),
   });
 </script>

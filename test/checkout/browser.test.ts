@@ -109,16 +109,22 @@ async function startPageServer(port: number): Promise<string> {
 let allowedPages: string;
 let strangerPages: string;
 
-/** A page of an allowed origin embedding a given request and token. */
+/**
+ * A page embedding a given request and token: of an allowed origin unless told otherwise; `consoleErrors`
+ * collects the page's console errors from its first line on.
+ */
 async function openEmbedding(
   requestId: number,
   token: string,
-  origin = allowedPages,
-  browserContext = context,
+  options: { origin?: string; browserContext?: BrowserContext; loadTimeoutMs?: number; consoleErrors?: string[] } = {},
 ): Promise<Page> {
+  const { origin = allowedPages, browserContext = context, loadTimeoutMs, consoleErrors } = options;
   const path = `/embed-${requestId}`;
-  pages.set(path, checkoutPage({ checkoutBase: gw.config.checkoutUrl, requestId, token }));
+  pages.set(path, checkoutPage({ checkoutBase: gw.config.checkoutUrl, requestId, token, loadTimeoutMs }));
   const page = await browserContext.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors?.push(message.text());
+  });
   await page.goto(`${origin}${path}`);
   return page;
 }
@@ -192,7 +198,7 @@ async function walletRequest(): Promise<{ paymentRequestId: number; token: strin
 /** A wallet request embedded in an allowed page, the wallet chosen and, unless told not to, the payer filled in. */
 async function openWalletPanel(options: { browserContext?: BrowserContext; fill?: boolean } = {}) {
   const { paymentRequestId, token } = await walletRequest();
-  const page = await openEmbedding(paymentRequestId, token, allowedPages, options.browserContext);
+  const page = await openEmbedding(paymentRequestId, token, { browserContext: options.browserContext });
   const frame = checkout(page);
   await frame.getByRole('radio', { name: 'Wallet' }).check();
   if (options.fill !== false) {
@@ -393,14 +399,29 @@ describe('the hosted checkout embedded in the example shop', () => {
     await page.close();
   });
 
-  it('is not shown inside a page of an origin that may not frame it', async () => {
+  it('is not shown inside a page of an origin that may not frame it, and says so: onFailure and a console error', async () => {
     const request = await createRequest(gw, merchant.apiKey);
     const token = await mintToken(gw, merchant.apiKey, request.paymentRequestId);
-    const page = await openEmbedding(request.paymentRequestId, token, strangerPages);
+    const consoleErrors: string[] = [];
+    const page = await openEmbedding(request.paymentRequestId, token, {
+      origin: strangerPages,
+      loadTimeoutMs: 2000,
+      consoleErrors,
+    });
     await page.locator('iframe').waitFor();
-    await page.waitForTimeout(1500);
-    expect(await checkout(page).getByLabel('Card number').count()).toBe(0);
-    expect(await shopEvents(page)).toEqual([]);
+    const failed = await waitForEvent(page, 'load.failed');
+    expect(failed).toEqual({ source: 'svc-checkout', type: 'load.failed', reason: 'not_loaded', timeoutMs: 2000 });
+    expect(await shopEvents(page)).toEqual([failed]);
+    // The example shop takes the broken frame away (unmount) and tells the payer.
+    await page.getByText('The payment page could not be shown. Please try again later.').waitFor();
+    expect(await page.locator('iframe').count()).toBe(0);
+    // The browser's own refusal, and embed.js's explanation of it.
+    expect(consoleErrors.join('\n')).toContain('frame-ancestors');
+    const explained = consoleErrors.filter((text) => text.startsWith('svc-checkout:'));
+    expect(explained).toHaveLength(1);
+    expect(explained[0]).toContain('checkoutOrigins');
+    expect(explained[0]).toContain(`this page's origin ${strangerPages} `);
+    expect(explained[0]).toContain(new URL(gw.config.checkoutUrl).origin);
     await page.screenshot({ path: `${SCREENSHOTS}/8-framing-refused.png`, fullPage: true });
     await page.close();
   });
@@ -414,11 +435,21 @@ describe('the hosted checkout embedded in the example shop', () => {
     expect(allowed.status, allowed.text).toBe(200);
     const request = await createRequest(gw, owner.apiKey);
     const token = await mintToken(gw, owner.apiKey, request.paymentRequestId);
-    const page = await openEmbedding(request.paymentRequestId, token, strangerPages);
+    const consoleErrors: string[] = [];
+    const loadTimeoutMs = 4000;
+    const page = await openEmbedding(request.paymentRequestId, token, {
+      origin: strangerPages,
+      loadTimeoutMs,
+      consoleErrors,
+    });
     await checkout(page).getByLabel('Card number').waitFor();
     expect((await waitForEvent(page, 'ready')).paymentRequestId).toBe(request.paymentRequestId);
     // Without a wallet setting the page offers cards only.
     expect(await checkout(page).getByRole('radio', { name: 'Wallet' }).count()).toBe(0);
+    // Past the load bound (counted from the page's start, before mount): no failure was reported.
+    await page.waitForFunction((bound) => performance.now() > bound, loadTimeoutMs + 500);
+    expect((await shopEvents(page)).map((event: { type: string }) => event.type)).toEqual(['ready']);
+    expect(consoleErrors.filter((text) => text.includes('svc-checkout'))).toEqual([]);
     await page.close();
   });
 
