@@ -172,6 +172,8 @@ export interface PaymentRequestsTable {
   success_url: ColumnType<string | null, string | null | undefined, string | null>;
   failure_url: ColumnType<string | null, string | null | undefined, string | null>;
   capture_delay_hours: ColumnType<number, number | undefined, number>;
+  /** Payer fields the hosted checkout need not ask (the spec's payer field names), as JSON. */
+  payer: ColumnType<Record<string, string>, string | undefined, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -187,6 +189,8 @@ export interface CustomersTable {
   address: string | null;
   phone: string | null;
   member_id: string | null;
+  /** ISO 3166-1 alpha-2, as the payer field country. */
+  country: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

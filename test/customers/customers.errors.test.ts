@@ -143,7 +143,7 @@ describe('PATCH /customers/{id} errors', () => {
     const path = `/customers/${customer.id}`;
     const empty = await gw.call('PATCH', path, { apiKey: m.apiKey, body: {} });
     expectProblem(empty, 400, 'VALIDATION_ERROR', 'VAL001', path);
-    expect(empty.body.details.expectedAnyOf).toEqual(['name', 'email', 'address', 'phone', 'memberId']);
+    expect(empty.body.details.expectedAnyOf).toEqual(['name', 'email', 'address', 'phone', 'memberId', 'country']);
 
     const typo = await gw.call('PATCH', path, { apiKey: m.apiKey, body: { nmae: 'Typo' } });
     expectProblem(typo, 400, 'VALIDATION_ERROR', 'VAL001', path);

@@ -83,6 +83,7 @@ describe('POST /customers', () => {
       address: '12 St James Square, London',
       phone: '441234567890',
       memberId: 'member-1',
+      country: null,
       hasPaymentRequests: false,
       totalDeposits: 0,
       depositsByCurrency: {},

@@ -45,6 +45,8 @@ describe('POST /payment-requests', () => {
       successUrl: null,
       failureUrl: null,
       captureDelayHours: 0,
+      // The customer's name and e-mail, as the payer defaults of its checkout.
+      payer: { name: 'Ada Lovelace', email: expect.stringMatching(/^ada\d+@example\.com$/) },
       checkoutUrl: `${gw.config.checkoutUrl}/main?requestId=${id}`,
     });
   });

@@ -22,6 +22,7 @@ export async function createCustomer(
       address: input.address ?? null,
       phone: input.phone ?? null,
       member_id: input.memberId ?? null,
+      country: input.country ?? null,
     });
   } catch (error) {
     // The unique index decides, so two creations racing on one memberId cannot both succeed.

@@ -11,7 +11,9 @@ export interface CustomerScope {
   livemode: boolean;
 }
 
-export type CustomerChanges = Partial<Pick<CustomersTable, 'name' | 'email' | 'address' | 'phone' | 'member_id'>>;
+export type CustomerChanges = Partial<
+  Pick<CustomersTable, 'name' | 'email' | 'address' | 'phone' | 'member_id' | 'country'>
+>;
 
 export async function insertCustomer(
   db: Db,
@@ -28,6 +30,7 @@ export async function insertCustomer(
       address: values.address,
       phone: values.phone,
       member_id: values.member_id,
+      country: values.country,
       created_at: values.now,
       updated_at: values.now,
     })
@@ -100,6 +103,7 @@ function selectCustomers(db: Db, scope: CustomerScope) {
       'c.address',
       'c.phone',
       'c.member_id',
+      'c.country',
       'c.created_at',
       'm.name as owner_name',
       'totals.deposits',
@@ -122,6 +126,7 @@ function toCustomer(row: CustomerRow): Customer {
     address: row.address,
     phone: row.phone,
     memberId: row.member_id,
+    country: row.country,
     hasPaymentRequests: row.deposits !== null,
     totalDeposits: sumMajorUnits(deposits),
     depositsByCurrency: Object.fromEntries(

@@ -1,11 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Page, PageQuery } from '../../lib/pagination.js';
+import { PayerFields } from '../../lib/payer.js';
 import { Id, nullable } from '../../lib/schema.js';
 
 /**
  * Customer records (spec "Customer"). Bounds the spec leaves open follow its payer fields:
  * name and e-mail up to 100, phone 10-14 digits with country code, address up to 100;
- * memberId (the merchant's own id for the customer) 1-64 and unique per merchant and mode.
+ * memberId (the merchant's own id for the customer) 1-64 and unique per merchant and mode; country (not in the
+ * spec's record, added so a payment request naming the customer fills the checkout's country) as the payer field.
  * Server-owned fields (id, ownerId, userId, ownerName, hasPaymentRequests, totalDeposits,
  * createDate) are not in the bodies, so a client sending them is ignored (X-Ignored-Fields).
  */
@@ -19,6 +21,8 @@ const phone = Type.String({
   pattern: '^\\d+$',
   description: 'Digits only, country code included',
 });
+/** The hosted checkout of a payment request naming the customer takes it. */
+const country = PayerFields.country;
 const memberId = Type.String({
   minLength: 1,
   maxLength: 64,
@@ -31,6 +35,7 @@ export const CreateCustomerBody = Type.Object({
   address: Type.Optional(nullable(address)),
   phone: Type.Optional(nullable(phone)),
   memberId: Type.Optional(nullable(memberId)),
+  country: Type.Optional(nullable(country)),
 });
 export type CreateCustomerInput = Static<typeof CreateCustomerBody>;
 
@@ -41,8 +46,9 @@ export const UpdateCustomerBody = Type.Object(
     address: Type.Optional(nullable(address)),
     phone: Type.Optional(nullable(phone)),
     memberId: Type.Optional(nullable(memberId)),
+    country: Type.Optional(nullable(country)),
   },
-  { description: 'Only the fields sent change (at least one); null clears address, phone or memberId' },
+  { description: 'Only the fields sent change (at least one); null clears address, phone, memberId or country' },
 );
 export type UpdateCustomerInput = Static<typeof UpdateCustomerBody>;
 export const UPDATABLE_FIELDS = Object.keys(UpdateCustomerBody.properties) as (keyof UpdateCustomerInput)[];
@@ -72,6 +78,7 @@ export const Customer = Type.Object({
   address: nullable(Type.String()),
   phone: nullable(Type.String()),
   memberId: nullable(Type.String()),
+  country: nullable(Type.String({ description: 'ISO 3166-1 alpha-2' })),
   hasPaymentRequests: Type.Boolean({ description: 'Whether any payment request names this customer' }),
   totalDeposits: Type.Number({
     description:

@@ -5,13 +5,14 @@ import { checkReturnUrl } from '../../lib/return-url.js';
 import { minorUnit, normalizeCurrency, toMinor } from '../../lib/money.js';
 import { checkNotifyUrl } from '../notifications/index.js';
 import { scheduleExpiry } from './expire-payment-request.js';
-import { customerExists, insertPaymentRequest, type MerchantScope } from './repository.js';
+import { payerDefaults } from './payer-defaults.js';
+import { findCustomerContact, insertPaymentRequest, type MerchantScope } from './repository.js';
 import type { CreatePaymentRequestInput } from './schemas.js';
 
 /**
  * Creates an open payment request. The body's shape and bounds are already checked by its
  * schema; this checks what needs the currency, the clock, the mode, name resolution (notifyUrl) or the
- * database. Caller owns the transaction.
+ * database, and completes the payer defaults from the customer. Caller owns the transaction.
  */
 export async function createPaymentRequest(
   ctx: DbContext & { config: Pick<Config, 'webhookAllowPrivateTargets'> },
@@ -44,9 +45,8 @@ export async function createPaymentRequest(
   checkReturnUrl('successUrl', input.successUrl, scope.livemode);
   checkReturnUrl('failureUrl', input.failureUrl, scope.livemode);
   const customerId = input.customerId ?? null;
-  if (customerId !== null && !(await customerExists(ctx.db, scope, customerId))) {
-    throw notFound(`customer ${customerId}`);
-  }
+  const customer = customerId === null ? undefined : await findCustomerContact(ctx.db, scope, customerId);
+  if (customerId !== null && !customer) throw notFound(`customer ${customerId}`);
 
   const row = await insertPaymentRequest(ctx.db, {
     merchant_id: scope.merchantId,
@@ -63,6 +63,7 @@ export async function createPaymentRequest(
     success_url: input.successUrl ?? null,
     failure_url: input.failureUrl ?? null,
     capture_delay_hours: input.captureDelayHours ?? 0,
+    payer: JSON.stringify(payerDefaults(input.payer, customer)),
     created_at: now,
     updated_at: now,
   });

@@ -32,6 +32,7 @@ export function presentPaymentRequest(row: PaymentRequestRow, now: Date, checkou
     successUrl: row.success_url,
     failureUrl: row.failure_url,
     captureDelayHours: row.capture_delay_hours,
+    payer: row.payer,
     checkoutUrl: checkoutPageUrl(checkoutUrl, row.id),
   };
 }

@@ -84,16 +84,18 @@ export async function expireOpenPaymentRequest(db: Db, merchantId: number, id: n
     .executeTakeFirst();
 }
 
-/** Customers are read here, never written: the customers module owns the table. */
-export async function customerExists(db: Db, scope: MerchantScope, customerId: number): Promise<boolean> {
-  const row = await db
+/**
+ * Customers are read here, never written: the customers module owns the table. What the request's
+ * payer defaults take from its customer, or undefined when the scope has no such customer.
+ */
+export async function findCustomerContact(db: Db, scope: MerchantScope, customerId: number) {
+  return db
     .selectFrom('customers')
-    .select('id')
+    .select(['name', 'email', 'phone', 'address', 'country'])
     .where('id', '=', customerId)
     .where('merchant_id', '=', scope.merchantId)
     .where('livemode', '=', scope.livemode)
     .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Payments are read here, never written: the payments module owns the table. The latest attempt of a request. */

@@ -3,6 +3,7 @@ import { ReceivedCallback } from '../callbacks/index.js';
 import { PaymentFailure } from '../payment-failures.js';
 import { AmountRangeQuery } from '../../lib/amount-range.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
+import { PartialPayer } from '../../lib/payer.js';
 import { Id, nullable } from '../../lib/schema.js';
 
 /** The one source of validation, types and OpenAPI for the payment request endpoints. */
@@ -62,6 +63,16 @@ const MerchantOptions = {
   ),
 };
 
+/**
+ * What the merchant already knows of the payer (docs/decisions.md "Payer defaults of a payment request"):
+ * the hosted checkout fills these into its payments instead of asking them.
+ */
+const PayerDefaults = PartialPayer(
+  "Payer fields the hosted checkout should not ask: any of the payment bodies' payer fields, with their bounds. " +
+    "Fields left out come from the request's customer when it names one (name, email, phone as phoneNumber, " +
+    'address, country); the checkout asks the rest',
+);
+
 export const CreatePaymentRequestBody = Type.Object({
   amount: Type.Number({
     exclusiveMinimum: 0,
@@ -84,6 +95,7 @@ export const CreatePaymentRequestBody = Type.Object({
     ),
   ),
   metadata: Type.Optional(Metadata),
+  payer: Type.Optional(PayerDefaults),
   ...MerchantOptions,
 });
 export type CreatePaymentRequestInput = Static<typeof CreatePaymentRequestBody>;
@@ -113,6 +125,10 @@ export const PaymentRequestRecord = Type.Object({
   successUrl: nullable(Type.String({ description: "Where the payer's browser goes after a successful payment" })),
   failureUrl: nullable(Type.String({ description: "Where the payer's browser goes after a failed payment" })),
   captureDelayHours: Type.Integer({ description: "The capture delay of this request's payments (0: at once)" }),
+  payer: PartialPayer(
+    "The payer defaults: the body's payer, completed from the customer's record at creation; the hosted checkout " +
+      'fills them in and asks only the rest. Also answered to the checkout session token',
+  ),
   checkoutUrl: Type.String({
     description: 'The hosted checkout page for this request; add a checkout session token as `token`',
   }),

@@ -1,5 +1,6 @@
-import { Type, type Static, type TObject, type TOptional, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { Id, nullable } from '../../lib/schema.js';
+import { optionalProperties, PayerFields } from '../../lib/payer.js';
 import { AmountRangeQuery } from '../../lib/amount-range.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
 import { PaymentFailure } from '../payment-failures.js';
@@ -12,22 +13,6 @@ const MERCHANT_ONLY =
   "API key only: refused with a checkout session token (400 INVALID_FORMAT); default: the payment request's";
 const returnUrl = (description: string) =>
   url(`${description}: an absolute http or https URL (https with a live key). ${MERCHANT_ONLY}`);
-
-const Payer = {
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  email: Type.String({ format: 'email', maxLength: 100 }),
-  phoneNumber: Type.String({
-    minLength: 10,
-    maxLength: 14,
-    pattern: '^\\d+$',
-    description: 'Digits only, with country code',
-  }),
-  address: Type.String({ minLength: 1, maxLength: 100 }),
-  city: Type.String({ minLength: 1, maxLength: 50 }),
-  state: Type.String({ minLength: 1 }),
-  postalCode: Type.String({ minLength: 1, maxLength: 10 }),
-  country: Type.String({ minLength: 2, maxLength: 2, description: 'ISO 3166-1 alpha-2' }),
-};
 
 const Card = {
   number: Type.String({
@@ -116,7 +101,7 @@ const object = <P extends TProperties>(properties: P, description: string): TObj
 
 export const H2hCardBody = object(
   {
-    ...Payer,
+    ...PayerFields,
     ...Card,
     ...Amount,
     ...Capture,
@@ -129,7 +114,7 @@ export const H2hCardBody = object(
 );
 export const H2hTokenBody = object(
   {
-    ...Payer,
+    ...PayerFields,
     token: Type.String({ minLength: 1, maxLength: 255, description: 'cardToken of an earlier approved payment' }),
     ...Amount,
     browserInfo: Type.Optional(BrowserInfo),
@@ -143,7 +128,7 @@ const UpiId = Type.String({
   maxLength: 255,
   description: "The payer's UPI id, username@bankcode. Needed for a collect; an intent may leave it out",
 });
-const UpiCommon = { ...Payer, ...Amount, ...Common, ...Notification };
+const UpiCommon = { ...PayerFields, ...Amount, ...Common, ...Notification };
 /**
  * The UPI variant as /openapi.json shows it (one of the spec's three h2h variants): a collect by
  * default; `upiFlow: "intent"` answers a `upi://pay` link instead. The intent is validated by
@@ -169,7 +154,7 @@ export const H2hUpiIntentBody = object(
 );
 export const ProcessorCardBody = object(
   {
-    ...Payer,
+    ...PayerFields,
     ...Card,
     ...Capture,
     browserInfo: Type.Optional(BrowserInfo),
@@ -178,11 +163,6 @@ export const ProcessorCardBody = object(
   },
   'Card per processor (no amount, unit or referenceId: the payment request decides)',
 );
-
-const optional = <P extends TProperties>(properties: P) =>
-  Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as {
-    [K in keyof P]: TOptional<P[K]>;
-  };
 
 /** decisions.md "Wallet payments": `googlepay` / `applepay`, or their one-letter forms. */
 export const WalletType = Type.Union([
@@ -194,15 +174,15 @@ export const WalletType = Type.Union([
 
 export const WalletBody = object(
   {
-    name: Payer.name,
-    email: Payer.email,
-    ...optional({
-      phoneNumber: Payer.phoneNumber,
-      address: Payer.address,
-      city: Payer.city,
-      state: Payer.state,
-      postalCode: Payer.postalCode,
-      country: Payer.country,
+    name: PayerFields.name,
+    email: PayerFields.email,
+    ...optionalProperties({
+      phoneNumber: PayerFields.phoneNumber,
+      address: PayerFields.address,
+      city: PayerFields.city,
+      state: PayerFields.state,
+      postalCode: PayerFields.postalCode,
+      country: PayerFields.country,
     }),
     token: Type.String({ minLength: 1, maxLength: 4096, description: "The wallet's payment token" }),
     wallet: Type.Object({ ...WalletData.properties, walletType: WalletType }),
