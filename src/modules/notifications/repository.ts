@@ -37,7 +37,7 @@ export function findCheckoutSettings(db: Db, paymentRequestId: number) {
     .innerJoin('merchant_settings as s', (join) =>
       join.onRef('s.merchant_id', '=', 'r.merchant_id').onRef('s.livemode', '=', 'r.livemode'),
     )
-    .select(['s.checkout_origins', 's.wallet_enabled'])
+    .select(['s.checkout_origins', 's.wallet_enabled', 's.business_name'])
     .where('r.id', '=', paymentRequestId)
     .executeTakeFirst();
 }

@@ -101,9 +101,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
       const row = await getPaymentRequest(ctx, { scope, id: request.params.id });
       if (request.actor?.kind !== 'checkout') return present(row);
       // What the hosted checkout needs besides the record goes in headers, so the record keeps its shape for both callers.
-      for (const [name, value] of Object.entries(
-        await checkoutHeaders(ctx, { scope, id: row.id, merchantName: request.actor.merchantName }),
-      ))
+      for (const [name, value] of Object.entries(await checkoutHeaders(ctx, { scope, id: row.id })))
         reply.header(name, value);
       // Where the merchant's notifications go is none of the payer's business.
       const { notifyUrl: _merchantOnly, ...record } = present(row);
