@@ -51,6 +51,11 @@ beforeAll(async () => {
     },
   });
   merchant = await gw.merchant();
+  const named = await gw.call('PATCH', '/settings', {
+    apiKey: merchant.apiKey,
+    body: { businessName: 'Example Coffee Roasters' },
+  });
+  expect(named.status, named.text).toBe(200);
   shop = await startShop({ gatewayUrl: gw.url, apiKey: merchant.apiKey, port: shopPort });
   context = await browser.newContext({ viewport: { width: 360, height: 800 }, locale: 'de-DE' });
   context.on('request', (request) => requestedUrls.push(request.url()));
@@ -225,7 +230,8 @@ describe('the hosted checkout embedded in the example shop', () => {
     const ready = await waitForEvent(page, 'ready');
     // Formatted for the payer's locale (de-DE).
     await frame.getByText(/^10,50\s€$/).waitFor();
-    await frame.getByText(/^Merchant \d+$/).waitFor();
+    // The business name of the merchant's settings.
+    await frame.getByText('Example Coffee Roasters', { exact: true }).waitFor();
     await fillCard(frame, CARDS.visa);
     await expect(frame.getByLabel('Country code (2 letters)').inputValue()).resolves.toBe('DE');
     await page.screenshot({ path: `${SCREENSHOTS}/1-form.png`, fullPage: true });
@@ -593,6 +599,124 @@ describe('the hosted checkout embedded in the example shop', () => {
       .execute();
     expect(key.exposed_at).toBeInstanceOf(Date);
     expect(gw.logs()).not.toContain(legacy.apiKey);
+    await page.close();
+  });
+});
+
+describe('the hosted checkout asks only what the merchant does not know', () => {
+  const CARD_PAYER_LABELS = [
+    'Name on card',
+    'Email',
+    'Phone, with country code',
+    'Address',
+    'City',
+    'State or region',
+    'Postal code',
+    'Country code (2 letters)',
+  ];
+
+  /** The checkout opened on its own for a request, and every payment body the page sends. */
+  async function openStandalone(owner: TestMerchant, requestId: number) {
+    const token = await mintToken(gw, owner.apiKey, requestId);
+    const page = await context.newPage();
+    const submissions: Array<Record<string, unknown>> = [];
+    page.on('request', (sent) => {
+      if (sent.method() === 'POST' && new URL(sent.url()).pathname.startsWith('/payments/'))
+        submissions.push(sent.postDataJSON() as Record<string, unknown>);
+    });
+    await page.goto(`${gw.config.checkoutUrl}/main?requestId=${requestId}#token=${token}`);
+    await page.getByLabel('Card number').waitFor();
+    return { page, submissions };
+  }
+
+  const countOf = async (page: Page, labels: string[]) =>
+    Object.fromEntries(await Promise.all(labels.map(async (l) => [l, await page.getByLabel(l).count()] as const)));
+
+  it("hides the payer defaults of an INR request, defaults the country to IN (not the browser's DE), and sends them", async () => {
+    const owner = await gw.merchant();
+    const given = {
+      name: 'Asha Rao',
+      email: 'asha@example.com',
+      phoneNumber: '919812345678',
+      address: '1 MG Road',
+      city: 'Bengaluru',
+      state: 'KA',
+      postalCode: '560001',
+    };
+    const request = await createRequest(gw, owner.apiKey, { amount: 499, currency: 'INR', payer: given });
+    const { page, submissions } = await openStandalone(owner, request.paymentRequestId);
+    // No business name: no name at all, never the account's ("Merchant N").
+    await page.getByText('Payment', { exact: true }).waitFor();
+    expect(await page.getByText(/^Merchant \d+$/).count()).toBe(0);
+
+    // Card: only the card, and the country the merchant did not give, defaulted from the currency.
+    expect(await countOf(page, CARD_PAYER_LABELS.slice(0, 7))).toEqual(
+      Object.fromEntries(CARD_PAYER_LABELS.slice(0, 7).map((l) => [l, 0])),
+    );
+    await expect(page.getByLabel('Country code (2 letters)').inputValue()).resolves.toBe('IN');
+    await page.screenshot({ path: `${SCREENSHOTS}/9-payer-given-card.png`, fullPage: true });
+
+    // UPI: the UPI ID and the country only.
+    await page.getByRole('radio', { name: 'UPI', exact: true }).check();
+    await page.getByLabel('UPI ID (like name@bank)').waitFor();
+    expect(await page.getByLabel('Your name').count()).toBe(0);
+    expect(await page.getByLabel('Phone, with country code').count()).toBe(0);
+    await expect(page.getByLabel('Country code (2 letters)').inputValue()).resolves.toBe('IN');
+
+    await page.getByRole('radio', { name: 'Card', exact: true }).check();
+    await fillCard(page, CARDS.visa, false);
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    expect(submissions).toHaveLength(1);
+    expect(submissions[0]).toMatchObject({ ...given, country: 'IN', amount: 499, unit: 'INR' });
+    const [payment] = await paymentsOf(request.paymentRequestId);
+    expect(payment.status).toBe('succeeded');
+    await page.close();
+  });
+
+  it("takes the customer's name, e-mail and country (hidden), asks the rest, and the wallet asks nothing", async () => {
+    const owner = await gw.merchant();
+    const wallets = await gw.call('PATCH', '/settings', { apiKey: owner.apiKey, body: { walletEnabled: true } });
+    expect(wallets.status, wallets.text).toBe(200);
+    const customer = await gw.call('POST', '/customers', {
+      apiKey: owner.apiKey,
+      body: { name: 'Ada Lovelace', email: 'ada@example.com', country: 'GB' },
+    });
+    expect(customer.status, customer.text).toBe(200);
+    const request = await createRequest(gw, owner.apiKey, { currency: 'EUR', customerId: customer.body.id });
+    const { page, submissions } = await openStandalone(owner, request.paymentRequestId);
+
+    expect(await countOf(page, CARD_PAYER_LABELS)).toEqual({
+      'Name on card': 0,
+      Email: 0,
+      'Phone, with country code': 1,
+      Address: 1,
+      City: 1,
+      'State or region': 1,
+      'Postal code': 1,
+      'Country code (2 letters)': 0,
+    });
+    await page.getByRole('radio', { name: 'Wallet', exact: true }).check();
+    await page.getByRole('button', { name: 'Pay with Google Pay' }).waitFor();
+    expect(await page.getByLabel('Your name').count()).toBe(0);
+    expect(await page.getByLabel('Email').count()).toBe(0);
+
+    await page.getByRole('radio', { name: 'Card', exact: true }).check();
+    await fillCard(page, CARDS.visa, false);
+    await page.getByLabel('Phone, with country code').fill('441234567890');
+    await page.getByLabel('Address').fill('12 St James Square');
+    await page.getByLabel('City').fill('London');
+    await page.getByLabel('State or region').fill('LND');
+    await page.getByLabel('Postal code').fill('SW1Y 4LB');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.getByRole('heading', { name: 'Payment successful' }).waitFor();
+    expect(submissions[0]).toMatchObject({
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      country: 'GB',
+      phoneNumber: '441234567890',
+      city: 'London',
+    });
     await page.close();
   });
 });

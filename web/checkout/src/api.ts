@@ -3,6 +3,18 @@
  * never an API key. The gateway serves this page on its own origin, so the API is the page's origin.
  */
 
+/** The spec's payer fields, as the payment bodies name them. */
+export interface Payer {
+  name: string;
+  email: string;
+  phoneNumber: string;
+  address: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
 export interface PaymentRequest {
   paymentRequestId: number;
   amount: number;
@@ -13,6 +25,8 @@ export interface PaymentRequest {
   /** The merchant's return pages for this request's payments (absolute http(s) URLs, checked by the gateway). */
   successUrl: string | null;
   failureUrl: string | null;
+  /** What the merchant already gave of the payer (its payer defaults, its customer's): not asked again. */
+  payer?: Partial<Payer>;
 }
 
 /**

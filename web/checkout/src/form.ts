@@ -8,22 +8,44 @@ import {
   formatCardNumber,
   formatExpiry,
 } from './card.js';
+import type { Payer } from './api.js';
 import { h } from './dom.js';
 
 /** What the form hands over on a valid submit: the h2h body's card and payer fields. */
-export interface CardSubmission {
+export interface CardSubmission extends Payer {
   number: string;
   expiration: string;
   cvv: string;
-  name: string;
-  email: string;
-  phoneNumber: string;
-  address: string;
-  city: string;
-  state: string;
-  postalCode: string;
-  country: string;
 }
+
+const PAYER_FIELD_NAMES: readonly (keyof Payer)[] = [
+  'name',
+  'email',
+  'phoneNumber',
+  'address',
+  'city',
+  'state',
+  'postalCode',
+  'country',
+];
+
+/**
+ * The payer fields of a submission, which the payment bodies require: those the merchant gave (the payment
+ * request's `payer`), never asked, and the payer's answers to the rest, tidied as the API wants them.
+ */
+export function payerOf(known: Partial<Payer>, answer: (name: keyof Payer) => string): Payer {
+  const tidy = (name: keyof Payer, value: string) =>
+    name === 'phoneNumber' ? digitsOf(value) : name === 'country' ? value.trim().toUpperCase() : value.trim();
+  const payer = {} as Payer;
+  for (const name of PAYER_FIELD_NAMES) payer[name] = known[name] ?? tidy(name, answer(name));
+  return payer;
+}
+
+/** A field the page asks: any but the payer fields the merchant gave. */
+export const asked =
+  (known: Partial<Payer>) =>
+  (field: { name: string }): boolean =>
+    known[field.name as keyof Payer] === undefined;
 
 export interface Field {
   name: keyof CardSubmission;
@@ -129,11 +151,14 @@ export const PAYER_CONTACT_FIELDS = FIELDS.slice(FIELDS.findIndex((field) => fie
 /**
  * The card form: grouping and brand as the payer types, every check inline before anything is sent,
  * errors tied to their inputs (aria-describedby), on submit the first one focused (so read out) and
- * the number of them announced.
+ * the number of them announced. The payer fields the merchant gave are not asked.
  */
 export function cardForm(options: {
   payLabel: string;
+  /** The country field's default (country.ts), when the merchant gave no country. */
   country: string;
+  /** The payer fields the merchant gave: not shown, sent as given. */
+  known: Partial<Payer>;
   announce: (message: string) => void;
   onSubmit: (card: CardSubmission) => void;
 }): { element: HTMLFormElement; clearCard(): void; focusCard(): void } {
@@ -151,7 +176,8 @@ export function cardForm(options: {
     else input.removeAttribute('aria-invalid');
   };
 
-  const rows = FIELDS.map((field) => {
+  const fields = FIELDS.filter(asked(options.known));
+  const rows = fields.map((field) => {
     const id = `f-${field.name}`;
     const input = h('input', {
       id,
@@ -203,8 +229,8 @@ export function cardForm(options: {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const all = values();
-    const failed = FIELDS.map((field) => [field, field.check(all[field.name], all)] as const).filter(([, m]) => m);
-    for (const field of FIELDS) showError(field, field.check(all[field.name], all));
+    const failed = fields.map((field) => [field, field.check(all[field.name], all)] as const).filter(([, m]) => m);
+    for (const field of fields) showError(field, field.check(all[field.name], all));
     if (failed.length) {
       // The first field's own error is read with it as it takes focus (aria-describedby); the live region
       // only counts, so the words of an error are in the page once.
@@ -216,14 +242,7 @@ export function cardForm(options: {
       number: digitsOf(all.number),
       expiration: expiryForApi(all.expiration),
       cvv: all.cvv,
-      name: all.name.trim(),
-      email: all.email.trim(),
-      phoneNumber: digitsOf(all.phoneNumber),
-      address: all.address.trim(),
-      city: all.city.trim(),
-      state: all.state.trim(),
-      postalCode: all.postalCode.trim(),
-      country: all.country.trim().toUpperCase(),
+      ...payerOf(options.known, (name) => all[name]),
     });
   });
   return {

@@ -1,5 +1,6 @@
 import './style.css';
 import { api, ApiError, type CheckoutView, type Payment } from './api.js';
+import { defaultCountry } from './country.js';
 import { h, replaceContent } from './dom.js';
 import { cardForm, type CardSubmission } from './form.js';
 import { messenger, parentOriginOf } from './messages.js';
@@ -197,7 +198,7 @@ let chosen = 'card';
 function showForm(context: PageContext, notice?: string): void {
   form ??= cardForm({
     payLabel: `Pay ${context.amount}`,
-    country: (context.session.locale.split('-')[1] ?? '').toUpperCase(),
+    ...payerDefaults(context),
     announce,
     onSubmit: (card) => void pay(context, () => payByCard(context, card)),
   });
@@ -209,6 +210,7 @@ function showForm(context: PageContext, notice?: string): void {
   methods.push({ id: 'upi', label: 'UPI', element: upiView.element, focus: () => upiView.focus() });
   if (context.walletOffered) {
     const walletView = (wallet ??= walletPanel({
+      known: context.request.payer ?? {},
       announce,
       onSubmit: (w) => void pay(context, () => payByWallet(context, w)),
     }));
@@ -228,12 +230,23 @@ function showForm(context: PageContext, notice?: string): void {
   }
 }
 
+/**
+ * What the forms need not ask: the payer fields the merchant gave (the payment request's `payer`), and
+ * the country field's default when it gave no country (country.ts).
+ */
+function payerDefaults(context: PageContext) {
+  return {
+    known: context.request.payer ?? {},
+    country: defaultCountry(context.request.currency, context.session.locale),
+  };
+}
+
 /** The UPI panel's view of the page (web/checkout/src/upi.ts): the API with the token, and the page's outcomes. */
 function upiHooks(context: PageContext): Parameters<typeof upiPanel>[0] {
   const { client, requestId, request } = context;
   return {
     payLabel: `Pay ${context.amount} with UPI`,
-    country: (context.session.locale.split('-')[1] ?? '').toUpperCase(),
+    ...payerDefaults(context),
     testMode: !request.livemode,
     announce,
     show: (...nodes) => replaceContent(root, context.header, ...nodes),

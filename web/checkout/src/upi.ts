@@ -1,20 +1,19 @@
 import qrcode from 'qrcode-generator';
 import './upi.css';
-import { ApiError, type Payment } from './api.js';
-import { digitsOf } from './card.js';
+import { ApiError, type Payer, type Payment } from './api.js';
 import { h } from './dom.js';
-import { PAYER_CONTACT_FIELDS, type CardSubmission, type Field as CardField } from './form.js';
+import { asked, PAYER_CONTACT_FIELDS, payerOf, type Field as CardField } from './form.js';
 
 /** What the UPI panel sends: the h2h UPI variant's fields (amount and unit are added by the page). */
-export type UpiSubmission = { upiFlow: 'collect' | 'intent'; upiId?: string } & Omit<
-  CardSubmission,
-  'number' | 'expiration' | 'cvv'
->;
+export type UpiSubmission = { upiFlow: 'collect' | 'intent'; upiId?: string } & Payer;
 
 /** What the panel needs from the page: the API calls with the token, and the page's own outcomes. */
 export interface UpiHooks {
   payLabel: string;
+  /** The country field's default (country.ts), when the merchant gave no country. */
   country: string;
+  /** The payer fields the merchant gave: not shown, sent as given. */
+  known: Partial<Payer>;
   /** Test mode: the sandbox payer page is offered as the stand-in for the payer's UPI app. */
   testMode: boolean;
   announce(message: string): void;
@@ -39,7 +38,8 @@ const GONE = new Set(['expired', 'canceled']);
 /** The card form's field shape, for the UPI ID and the payer fields. */
 type Field = Omit<CardField, 'name'> & { name: string };
 
-// The spec requires every payer field for host-to-host UPI: the card form's, with the payer's own name.
+// The spec requires every payer field for host-to-host UPI: the card form's, with the payer's own name
+// (those the merchant gave are not asked).
 const FIELDS: Field[] = [
   {
     name: 'upiId',
@@ -74,14 +74,15 @@ export function upiPanel(hooks: UpiHooks): { element: HTMLElement; focus(): void
     return { input, row: h('label', { class: 'method', for: input.id }, input, ` ${label}`) };
   });
   const flow = () => (flows[1].input.checked ? 'intent' : 'collect');
-  const active = () => FIELDS.filter((field) => field.name !== 'upiId' || flow() === 'collect');
+  const fields = FIELDS.filter(asked(hooks.known));
+  const active = () => fields.filter((field) => field.name !== 'upiId' || flow() === 'collect');
 
   const setError = (field: Field, message: string | null) => {
     errors.get(field.name)!.textContent = message ?? '';
     if (message) inputs.get(field.name)!.setAttribute('aria-invalid', 'true');
     else inputs.get(field.name)!.removeAttribute('aria-invalid');
   };
-  const rows = FIELDS.map((field) => {
+  const rows = fields.map((field) => {
     const id = `upi-${field.name}`;
     const input = h('input', {
       id,
@@ -124,18 +125,11 @@ export function upiPanel(hooks: UpiHooks): { element: HTMLElement; focus(): void
       inputs.get(first[0].name)!.focus();
       return;
     }
-    const value = (name: Field['name']) => inputs.get(name)!.value.trim();
+    const value = (name: Field['name']) => inputs.get(name)!.value;
     void pay(hooks, {
       upiFlow: flow(),
-      ...(flow() === 'collect' ? { upiId: value('upiId') } : {}),
-      name: value('name'),
-      email: value('email'),
-      phoneNumber: digitsOf(value('phoneNumber')),
-      address: value('address'),
-      city: value('city'),
-      state: value('state'),
-      postalCode: value('postalCode'),
-      country: value('country').toUpperCase(),
+      ...(flow() === 'collect' ? { upiId: value('upiId').trim() } : {}),
+      ...payerOf(hooks.known, value),
     });
   });
   return { element: form, focus: () => flows[0].input.focus() };

@@ -1,8 +1,9 @@
+import type { Payer } from './api.js';
 import { h } from './dom.js';
 import { attentionNeeded, emailError } from './form.js';
 
-/** What the wallet panel hands over: the wallet path's required fields. */
-export interface WalletSubmission {
+/** What the wallet panel hands over: the wallet path's required fields, and the payer fields the merchant gave. */
+export interface WalletSubmission extends Partial<Payer> {
   name: string;
   email: string;
   token: string;
@@ -26,10 +27,13 @@ const SANDBOX_TOKENS = [
 ] as const;
 
 /**
- * The wallet panel: the payer's name and e-mail (the wallet path requires them), the sandbox outcome,
- * and one button per wallet. Checks run before anything is sent, errors tied to their inputs.
+ * The wallet panel: the payer's name and e-mail (the wallet path requires them) unless the merchant gave
+ * them, the sandbox outcome, and one button per wallet. Checks run before anything is sent, errors tied
+ * to their inputs.
  */
 export function walletPanel(options: {
+  /** The payer fields the merchant gave: not shown, sent as given. */
+  known: Partial<Payer>;
   announce: (message: string) => void;
   onSubmit: (wallet: WalletSubmission) => void;
 }): { element: HTMLElement; focus(): void } {
@@ -48,8 +52,11 @@ export function walletPanel(options: {
     const error = h('p', { class: 'field-error', id: `${id}-error` });
     return { input, error, row: h('div', { class: 'field' }, h('label', { for: id }, label), input, error) };
   };
+  const { known } = options;
   const name = field('name', 'Your name', 'name', 'text');
   const email = field('email', 'Email', 'email', 'email');
+  const askName = known.name === undefined;
+  const askEmail = known.email === undefined;
   const outcomes = SANDBOX_TOKENS.map(({ token, label }, index) => {
     const input = h('input', { type: 'radio', name: 'wallet-outcome', id: `w-${token}`, value: token });
     input.checked = index === 0;
@@ -64,8 +71,8 @@ export function walletPanel(options: {
   };
   const pay = (walletType: WalletSubmission['wallet']['walletType']) => {
     const problems = [
-      [name, check(name, name.input.value.trim() ? null : 'Enter your name.')],
-      [email, check(email, emailError(email.input.value))],
+      [name, askName ? check(name, name.input.value.trim() ? null : 'Enter your name.') : null],
+      [email, askEmail ? check(email, emailError(email.input.value)) : null],
     ] as const;
     const failed = problems.filter(([, message]) => message);
     if (failed.length) {
@@ -76,8 +83,9 @@ export function walletPanel(options: {
     }
     const chosen = element.querySelector<HTMLInputElement>('input[name="wallet-outcome"]:checked');
     options.onSubmit({
-      name: name.input.value.trim(),
-      email: email.input.value.trim(),
+      ...known,
+      name: known.name ?? name.input.value.trim(),
+      email: known.email ?? email.input.value.trim(),
       token: chosen?.value ?? 'approve',
       wallet: { walletType },
     });
@@ -86,8 +94,8 @@ export function walletPanel(options: {
   const element = h(
     'div',
     { class: 'wallet' },
-    name.row,
-    email.row,
+    askName ? name.row : null,
+    askEmail ? email.row : null,
     h('fieldset', { class: 'methods' }, h('legend', {}, 'Test wallet: what it answers'), ...outcomes),
     ...WALLETS.map(({ walletType, label }) => {
       const button = h('button', { type: 'button', class: 'pay wallet-pay' }, `Pay with ${label}`);
@@ -95,5 +103,7 @@ export function walletPanel(options: {
       return button;
     }),
   );
-  return { element, focus: () => name.input.focus() };
+  const first = () =>
+    askName ? name.input : askEmail ? email.input : element.querySelector<HTMLInputElement>('input[type="radio"]');
+  return { element, focus: () => first()?.focus() };
 }
