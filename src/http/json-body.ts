@@ -22,6 +22,8 @@ export interface JsonParserOptions {
   beforeParse?: (request: FastifyRequest, bytes: Buffer) => void;
 }
 
+type ParserDone = (err: Error | null, value?: unknown) => void;
+
 /**
  * JSON bodies arrive as application/json or, per the spec, application/json-patch+json.
  * An empty body parses to undefined, so a route without required fields accepts it and one
@@ -29,39 +31,48 @@ export interface JsonParserOptions {
  * Also callable inside an encapsulated scope: it replaces the JSON parsers that scope inherited.
  */
 export function registerJsonParsers(app: FastifyInstance, options: JsonParserOptions = {}): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
   for (const type of JSON_TYPES) if (app.hasContentTypeParser(type)) app.removeContentTypeParser(type);
-  app.addContentTypeParser(
-    JSON_TYPES,
-    { parseAs: 'buffer' },
-    (request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
-      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-      let text: string;
-      try {
-        options.beforeParse?.(request, bytes);
-        text = utf8.decode(bytes);
-      } catch (error) {
-        if (error instanceof TypeError)
-          return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8 text'));
-        return done(error as Error);
-      }
-      request.rawBody = text;
-      if (text.trim() === '') return done(null, undefined);
-      try {
-        checkJsonShape(text);
-      } catch (error) {
-        return done(error as Error);
-      }
-      void parse(request, text, (error, value) => {
-        if (error) return done(error);
-        // PostgreSQL text cannot hold NUL; refuse it here, naming the field, instead of failing in SQL.
-        const field = /\\u0000/i.test(text) ? nulField(value) : undefined;
-        if (field !== undefined)
-          return done(invalidFormat(field, '[NUL]', `Field '${field}' must not contain the NUL character`));
-        done(null, value);
-      });
-    },
-  );
+  app.addContentTypeParser(JSON_TYPES, { parseAs: 'buffer' }, jsonParser(app, options));
+}
+
+/**
+ * For the routes of one encapsulated scope only: a body of any other content type, or of none, is read
+ * as JSON too. For a route whose body carries nothing (the checkout session mint), so a first `curl -d '{}'`
+ * (sent as application/x-www-form-urlencoded) or a text/plain `{}` works; every other route keeps its 415.
+ */
+export function readAnyContentTypeAsJson(scope: FastifyInstance): void {
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, jsonParser(scope, {}));
+}
+
+function jsonParser(app: FastifyInstance, options: JsonParserOptions) {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  return (request: FastifyRequest, body: string | Buffer, done: ParserDone) => {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    let text: string;
+    try {
+      options.beforeParse?.(request, bytes);
+      text = utf8.decode(bytes);
+    } catch (error) {
+      if (error instanceof TypeError)
+        return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8 text'));
+      return done(error as Error);
+    }
+    request.rawBody = text;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      checkJsonShape(text);
+    } catch (error) {
+      return done(error as Error);
+    }
+    void parse(request, text, (error, value) => {
+      if (error) return done(error);
+      // PostgreSQL text cannot hold NUL; refuse it here, naming the field, instead of failing in SQL.
+      const field = /\\u0000/i.test(text) ? nulField(value) : undefined;
+      if (field !== undefined)
+        return done(invalidFormat(field, '[NUL]', `Field '${field}' must not contain the NUL character`));
+      done(null, value);
+    });
+  };
 }
 
 /** No request body the API defines comes near these; anything beyond is refused before it is parsed. */

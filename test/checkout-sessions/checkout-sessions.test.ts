@@ -36,6 +36,64 @@ describe('POST /payment-requests/{paymentRequestId}/checkout-session', () => {
     expect(patch.status).toBe(200);
   });
 
+  it.each([
+    ["curl -d '{}' (a form type)", 'application/x-www-form-urlencoded', '{}'],
+    ['an empty form body', 'application/x-www-form-urlencoded', ''],
+    ['text/plain {}', 'text/plain', '{}'],
+    ['text/plain with nothing', 'text/plain;charset=UTF-8', ''],
+    ['an odd type with {}', 'application/octet-stream', '{}'],
+  ])('mints with %s, as a first curl sends it', async (_name, contentType, body) => {
+    const m = await gw.merchant();
+    const request = await createRequest(gw, m.apiKey);
+    const res = await gw.call('POST', mintPath(request.paymentRequestId), { apiKey: m.apiKey, body, contentType });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.token).toMatch(/^cst_/);
+  });
+
+  it('mints with a body and no content type at all', async () => {
+    const m = await gw.merchant();
+    const request = await createRequest(gw, m.apiKey);
+    // A byte body: fetch adds no Content-Type for it.
+    const res = await fetch(`${gw.url}${mintPath(request.paymentRequestId)}`, {
+      method: 'POST',
+      headers: { 'x-api-key': m.apiKey },
+      body: new TextEncoder().encode('{}'),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as { token: string }).token).toMatch(/^cst_/);
+  });
+
+  it('reads any other body as JSON, and refuses one that is not', async () => {
+    const m = await gw.merchant();
+    const request = await createRequest(gw, m.apiKey);
+    const res = await gw.call('POST', mintPath(request.paymentRequestId), {
+      apiKey: m.apiKey,
+      body: 'a=b',
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expectErrorGuide(res, 400, 'INVALID_JSON', 'VAL003');
+  });
+
+  it('takes a form body on the mint only: every other route keeps its 415 for it', async () => {
+    const m = await gw.merchant();
+    const form = { apiKey: m.apiKey, body: '{}', contentType: 'application/x-www-form-urlencoded' };
+    const minted = await gw.call('POST', mintPath((await createRequest(gw, m.apiKey)).paymentRequestId), form);
+    expect(minted.status, minted.text).toBe(200);
+    const res = await gw.call('POST', '/payment-requests', {
+      apiKey: m.apiKey,
+      body: 'amount=10&currency=EUR&reference=r',
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expectErrorGuide(res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_MEDIA_TYPE');
+    const request = await createRequest(gw, m.apiKey);
+    const cancel = await gw.call('POST', `/payment-requests/${request.paymentRequestId}/cancel`, {
+      apiKey: m.apiKey,
+      body: '{}',
+      contentType: 'text/plain',
+    });
+    expectErrorGuide(cancel, 415, 'UNSUPPORTED_MEDIA_TYPE', 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
   it('stores only the SHA-256 of the token, and the token never reaches a log line', async () => {
     const m = await gw.merchant();
     const request = await createRequest(gw, m.apiKey);
