@@ -120,10 +120,16 @@ async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, con
     throw new AppError('INVALID_API_KEY', 'The X-API-Key header is missing');
   }
   const found = await verifyApiKey(deps, { key });
-  if (!found) throw new AppError('INVALID_API_KEY', 'The API key is invalid, revoked or was replaced');
+  if (!found) throw new AppError('INVALID_API_KEY', invalidKeyMessage(key));
   assertMerchantMayCall(found.merchantStatus, config);
   return { kind: 'api_key', ...found };
 }
+
+/** A checkout session token in the key's header is a common first mistake: say where it belongs. */
+const invalidKeyMessage = (key: string) =>
+  key.startsWith('cst_')
+    ? 'This is a checkout session token (cst_…), not an API key: it belongs in the X-Checkout-Token header'
+    : 'The API key is invalid, revoked or was replaced';
 
 async function checkoutCaller(
   deps: CredentialDeps,

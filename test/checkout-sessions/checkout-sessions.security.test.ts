@@ -155,6 +155,32 @@ describe('token scope', () => {
     }
   });
 
+  it('a token sent as X-API-Key is refused as a key (401), saying where it belongs, valid or not', async () => {
+    const request = await createRequest(gw, m.apiKey);
+    const fresh = await mintToken(gw, m.apiKey, request.paymentRequestId);
+    const messages = new Set<string>();
+    for (const value of [fresh, `cst_${'Z'.repeat(32)}`]) {
+      for (const [method, path] of [
+        ['GET', `/payment-requests/${request.paymentRequestId}`],
+        ['POST', '/payment-requests'],
+      ]) {
+        const res = await gw.call(method, path, {
+          apiKey: value,
+          ...(method === 'POST' ? { body: requestBody() } : {}),
+        });
+        expectErrorGuide(res, 401, 'INVALID_API_KEY', 'INVALID_API_KEY');
+        expect(res.body.message).toMatch(/checkout session token/);
+        expect(res.body.message).toContain('X-Checkout-Token');
+        messages.add(res.body.message);
+      }
+    }
+    // The same words for a live token and a made-up one: the hint tells nothing about the token.
+    expect(messages.size).toBe(1);
+    const key = await gw.call('GET', '/ping', { apiKey: 'svc_test_sk_unknown' });
+    expectErrorGuide(key, 401, 'INVALID_API_KEY', 'INVALID_API_KEY');
+    expect(key.body.message).not.toMatch(/checkout/i);
+  });
+
   it('a token is no control-panel credential', async () => {
     const res = await gw.call('PUT', `/users/${m.userId}/apikey`, { headers: { 'x-checkout-token': token } });
     expectErrorGuide(res, 401, 'UNAUTHORIZED', 'AUTH001');
