@@ -13,8 +13,8 @@ import { withDatabase } from './postgres.js';
  * `npm run bench:dashboard [-- --database-url postgres://… --payments 1000000 --runs 15]`
  * The dashboard's aggregate endpoint over a million payments on PostgreSQL: generates the payments of
  * one merchant over a year (a fresh throwaway database on the given server, dropped afterwards),
- * then times GET /reports/dashboard through the real gateway over HTTP for 30, 90 and 366 days, and
- * the reporting list with a status filter for comparison. Prints the figures (docs/performance.md
+ * then times GET /reports/dashboard through the real gateway over HTTP for 30, 90 and 366 days, the
+ * reporting list with a status filter for comparison, and the payment search (payer e-mail, card last 4). Prints the figures (docs/performance.md
  * "Reporting aggregates" records a run).
  */
 const { values: args } = parseArgs({
@@ -65,21 +65,30 @@ await withDatabase(args['database-url'], 'bench_dashboard', async (databaseUrl) 
     );
     const apiKey = await inTransaction(ctx, (trx) => rotateApiKey(trx, { userId: merchant.userId, mode: 'test' }));
     const started = performance.now();
-    // A year of payments, evenly spread: 80 % succeeded, 15 % failed with one of five decline codes, the rest
-    // authorized or pending; EUR and USD. Another merchant's tenth on top, so the index is shared.
+    // A year of payments, evenly spread: 80 % succeeded, 10 % declined with one of five decline codes, 5 %
+    // failed 3-D Secure, the rest authorized or pending; EUR and USD; a card each (random last 4) and one of
+    // 50,000 payers' e-mails. Another merchant's tenth on top, so the indexes are shared.
+    const merchantOf = sql`case when n % 10 = 0 then ${merchant.merchantId + 1000}::bigint else ${merchant.merchantId}::bigint end`;
+    await sql`insert into cards (id, merchant_id, livemode, token_hash, pan_ciphertext, key_id, fingerprint, brand, bin,
+        last4, exp_month, exp_year, holder_name, created_at)
+      select n, ${merchantOf}, false, 'bench' || n, 'x', 'k1', 'f' || n, 'visa', '424242',
+        lpad((floor(random() * 10000))::int::text, 4, '0'), 12, 2030, 'Bench Payer', ${TO}::timestamptz
+      from generate_series(1, ${PAYMENTS}::int) n`.execute(db);
     await sql`insert into payments (merchant_id, livemode, payment_request_id, status, method, processor, amount, currency,
-        decline_code, decline_reason, payer, options, created_at, updated_at)
-      select case when n % 10 = 0 then ${merchant.merchantId + 1000}::bigint else ${merchant.merchantId}::bigint end, false, n,
+        decline_code, decline_reason, failure_code, card_id, payer, options, created_at, updated_at)
+      select ${merchantOf}, false, n,
         case when n % 20 < 16 then 'succeeded' when n % 20 < 19 then 'failed' when n % 2 = 0 then 'authorized' else 'pending' end,
         'card', 'acme', 100 + n % 10000, case when n % 3 = 0 then 'USD' else 'EUR' end,
-        case when n % 20 between 16 and 18 then (array['05','51','54','57','61'])[1 + n % 5] end,
-        case when n % 20 between 16 and 18 then 'Declined' end,
-        '{}'::jsonb, '{}'::jsonb, ts, ts
+        case when n % 20 between 16 and 17 then (array['05','51','54','57','61'])[1 + n % 5] end,
+        case when n % 20 between 16 and 17 then 'Declined' when n % 20 = 18 then '3-D Secure result N' end,
+        case when n % 20 between 16 and 17 then 'card_declined' when n % 20 = 18 then 'threeds_failed' end,
+        n, jsonb_build_object('name', 'Bench Payer', 'email', 'payer' || (n % 50000) || '@example.com'), '{}'::jsonb, ts, ts
       from generate_series(1, ${PAYMENTS}::int) n,
         lateral (select ${TO}::timestamptz - (n::float8 / ${PAYMENTS}::int * 365 * interval '1 day') as ts) t`.execute(
       db,
     );
     await sql`vacuum analyze payments`.execute(db);
+    await sql`vacuum analyze cards`.execute(db);
     console.log(
       `generated ${PAYMENTS.toLocaleString('en')} payments in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -92,6 +101,13 @@ await withDatabase(args['database-url'], 'bench_dashboard', async (databaseUrl) 
       await time(gateway.url, apiKey, `/reports/dashboard?${last(366)}`),
       await time(gateway.url, apiKey, '/payments?status=failed&limit=100'),
       await time(gateway.url, apiKey, '/payments?currency=EUR&amountFrom=50&amountTo=51&limit=20'),
+      await time(gateway.url, apiKey, '/payments?payerEmail=Payer4321@example.com'),
+      await time(gateway.url, apiKey, '/payments?payerEmail=payer4321@example.com&cardLast4=0042'),
+      await time(
+        gateway.url,
+        apiKey,
+        `/payments?cardLast4=0042&createdFrom=${new Date(TO.getTime() - 31 * DAY_MS).toISOString()}&createdTo=${TO.toISOString()}`,
+      ),
     ];
     if (args.explain) {
       // The plan of the year's aggregate, the gateway's own statement with its parameters.

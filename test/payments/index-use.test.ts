@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   claimUnfinishedRefunds,
   findUnanswered,
+  listPayments,
   lockPaymentForCallback,
 } from '../../src/modules/payments/repository.js';
 import { createMerchant } from '../../src/modules/merchants/index.js';
@@ -83,4 +84,12 @@ it('checks each delivery the claim would take for an earlier one of its payment 
   const places = { free: new Map<string, number>(), otherwise: 4 };
   const plan = await planOf((db) => claimDueDeliveries(db, new Date(), 60, 50, places));
   expect(plan).toMatch(/Index Scan using webhook_deliveries_order on webhook_deliveries e/);
+});
+
+it("finds a payer's payments by e-mail through their own index, newest first, not by reading every payment", async () => {
+  const plan = await planOf((db) =>
+    listPayments(db, { merchantId: 1, livemode: false }, { payerEmail: 'Ada@Example.com' }, 21),
+  );
+  expect(plan).toMatch(/Index Scan using payments_payer_email/);
+  expect(plan).not.toMatch(/Sort/);
 });

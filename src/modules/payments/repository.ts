@@ -41,6 +41,10 @@ export interface PaymentFilter extends AmountRange {
   reference?: string;
   /** Of the payment's request. */
   customerId?: number;
+  /** The payer's e-mail, any case (the index payments_payer_email). */
+  payerEmail?: string;
+  /** The last 4 digits of the payment's card. */
+  cardLast4?: string;
 }
 
 /** Newest first. */
@@ -58,6 +62,18 @@ export async function listPayments(db: Db, scope: Scope, filter: PaymentFilter, 
   if (filter.currency !== undefined) query = query.where('currency', '=', filter.currency);
   if (filter.minAmount !== undefined) query = query.where('amount', '>=', filter.minAmount);
   if (filter.maxAmount !== undefined) query = query.where('amount', '<=', filter.maxAmount);
+  if (filter.payerEmail !== undefined)
+    // Word for word the expression of payments_payer_email, so the index serves it.
+    query = query.where(sql`lower(payer ->> 'email')`, '=', sql`lower(${filter.payerEmail})`);
+  if (filter.cardLast4 !== undefined) {
+    const cards = db
+      .selectFrom('cards')
+      .select('id')
+      .where('merchant_id', '=', scope.merchantId)
+      .where('livemode', '=', scope.livemode)
+      .where('last4', '=', filter.cardLast4);
+    query = query.where('card_id', 'in', cards);
+  }
   if (filter.reference !== undefined || filter.customerId !== undefined) {
     // Request fields: read, never written, here (the payment-requests module owns the table).
     let requests = db

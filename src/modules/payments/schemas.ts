@@ -231,8 +231,18 @@ export const Payment = Type.Object({
   currency: Type.String(),
   amountCaptured: Type.Number(),
   amountRefunded: Type.Number(),
+  refundStatus: Type.Union([Type.Literal('none'), Type.Literal('partially_refunded'), Type.Literal('refunded')], {
+    description:
+      'Of the captured amount: nothing refunded, a part, or all of it (amountRefunded: refunds succeeded or still pending)',
+  }),
   processor: Type.String(),
   method: Type.String(),
+  payer: Type.Object(
+    { name: nullable(Type.String()), email: nullable(Type.String()) },
+    { description: "The payer's name and e-mail as submitted with the payment" },
+  ),
+  upiId: nullable(Type.String({ description: "A UPI payment's payer UPI id (a collect's; an intent may have none)" })),
+  walletType: nullable(Type.String({ description: "A wallet payment's wallet: googlepay or applepay" })),
   card: Type.Union([
     Type.Object({ brand: Type.String(), bin: Type.String(), last4: Type.String(), expiration: Type.String() }),
     Type.Null(),
@@ -282,6 +292,12 @@ export const Refund = Type.Object({
 
 export const PaymentList = Page(Payment);
 
+/**
+ * Four digits match one card in ten thousand, with no index of their own (docs/decisions.md "Payment
+ * search"): alone, they are searched within this many days.
+ */
+export const CARD_LAST4_WINDOW_DAYS = 31;
+
 /** The filters of the list and of its CSV export. */
 const PaymentFilters = {
   paymentRequestId: Type.Optional(Id('Only the attempts of this payment request')),
@@ -292,6 +308,22 @@ const PaymentFilters = {
     Type.String({ minLength: 1, maxLength: 100, description: "Exact reference of the payment's request" }),
   ),
   customerId: Type.Optional(Id("Customer of the payment's request")),
+  payerEmail: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "The payer's e-mail address, exactly but in any case (indexed)",
+    }),
+  ),
+  cardLast4: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{4}$',
+      description:
+        `The last 4 digits of the card. Needs another narrowing filter (payerEmail, reference, customerId, ` +
+        `paymentRequestId) or createdFrom at most ${CARD_LAST4_WINDOW_DAYS} days before createdTo (default: now); ` +
+        'else 400 VALIDATION_ERROR',
+    }),
+  ),
   ...AmountRangeQuery,
 };
 export const PaymentListQuery = Type.Object({ ...PageQuery, ...PaymentFilters });

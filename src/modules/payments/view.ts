@@ -24,8 +24,12 @@ export function paymentView(
     currency: payment.currency,
     amountCaptured: money(payment.amount_captured),
     amountRefunded: money(payment.amount_refunded),
+    refundStatus: refundStatusOf(payment),
     processor: payment.processor,
     method: payment.method,
+    payer: { name: text(payment.payer.name), email: text(payment.payer.email) },
+    upiId: payment.method === 'upi' ? text(payment.options.upiId) : null,
+    walletType: payment.method === 'wallet' ? text(payment.options.walletType) : null,
     card: card
       ? {
           brand: card.brand,
@@ -44,6 +48,16 @@ export function paymentView(
     livemode: payment.livemode,
     createDate: payment.created_at.toISOString(),
   };
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/** What the refunds took of the captured amount: the payment's status stays succeeded through them. */
+export function refundStatusOf(
+  payment: Pick<PaymentRow, 'amount_captured' | 'amount_refunded'>,
+): PaymentView['refundStatus'] {
+  if (payment.amount_refunded === 0) return 'none';
+  return payment.amount_refunded < payment.amount_captured ? 'partially_refunded' : 'refunded';
 }
 
 /** A UPI payment lapses UPI_COLLECT_TTL_SECONDS (as it was when submitted) after it began. */

@@ -26,6 +26,7 @@ import * as m0024 from './0024_sign_in_and_passwords.js';
 import * as m0025 from './0025_callback_replays_and_secrets.js';
 import * as m0026 from './0026_payment_request_options.js';
 import * as m0027 from './0027_keys_of_viewers_revoked.js';
+import * as m0028 from './0028_payment_search_and_failures.js';
 import * as m0029 from './0029_payer_defaults.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0025_callback_replays_and_secrets': m0025,
   '0026_payment_request_options': m0026,
   '0027_keys_of_viewers_revoked': m0027,
+  '0028_payment_search_and_failures': m0028,
   '0029_payer_defaults': m0029,
 };
 
