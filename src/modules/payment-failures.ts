@@ -53,6 +53,21 @@ export function paymentError(payment: AttemptOutcome): AppError | undefined {
   }
 }
 
+/**
+ * A failed payment's reason in a report, for failures no issuer's decline code names (a card decline is
+ * told by its decline code and the issuer's reason): the failure code, in words.
+ */
+const FAILURE_REASONS: Record<string, string> = {
+  threeds_failed: '3-D Secure failed',
+  upi_failed: 'UPI payment failed',
+  processor_failed: 'Failed at the processor',
+  processor_error: 'Processor error',
+  processor_unreachable: 'Processor unreachable',
+};
+
+export const failureReason = (failureCode: string | null) =>
+  (failureCode !== null && FAILURE_REASONS[failureCode]) || 'Failed';
+
 /** The failure as the payment view shows it. */
 export function failureView(payment: AttemptOutcome) {
   const error = paymentError(payment);

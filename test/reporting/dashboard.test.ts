@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectErrorGuide } from '../helpers/assertions.js';
 import { useGateway } from '../helpers/gateway.js';
 import { insertCustomer } from '../payment-requests/fixtures.js';
-import { card, CARDS } from '../payments/fixtures.js';
+import { card, CARDS, createRequest, decideChallenge } from '../payments/fixtures.js';
 
 /** GET /reports/dashboard and GET /customers/{id}/summary (docs/reporting.md). */
 const gw = useGateway({ env: { RATE_LIMIT_MAX: '1000000' } });
@@ -61,6 +61,31 @@ describe('GET /reports/dashboard', () => {
     expect(byDefault.body.days).toHaveLength(3);
     const live = await gw.call('GET', '/reports/dashboard?from=2026-04-01&to=2026-04-02', { apiKey: m.liveKey! });
     expect(live.body).toMatchObject({ livemode: true, days: [], approval: { approved: 0, declined: 0, rate: null } });
+  });
+
+  it('counts every decline by its reason, a 3-D Secure denial as "3-D Secure failed", as many as it declares declined', async () => {
+    const m = await gw.merchant();
+    gw.clock.set(new Date('2026-05-10T10:00:00Z'));
+    await pay(m.apiKey, 8, 'EUR', CARDS.doNotHonor);
+    for (const amount of [9, 11]) {
+      const id = await createRequest(gw, m, amount);
+      const res = await gw.call('POST', `/payments/creditCard/acme/${id}`, {
+        apiKey: m.apiKey,
+        body: card(CARDS.challengeApprove),
+      });
+      expect(res.body.status, res.text).toBe('requires_action');
+      await decideChallenge(gw, res.body.redirectUrl, 'deny');
+    }
+    await pay(m.apiKey, 499, 'INR', CARDS.visa);
+    const res = await gw.call('GET', '/reports/dashboard?from=2026-05-10&to=2026-05-10', { apiKey: m.apiKey });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.approval).toEqual({ approved: 1, declined: 3, rate: 0.25 });
+    expect(res.body.topDeclineReasons).toEqual([
+      { declineCode: 'threeds_failed', declineReason: '3-D Secure failed', count: 2 },
+      { declineCode: '05', declineReason: expect.any(String), count: 1 },
+    ]);
+    const reasons = res.body.topDeclineReasons.reduce((sum: number, r: { count: number }) => sum + r.count, 0);
+    expect(reasons).toBe(res.body.approval.declined);
   });
 
   it.each([

@@ -2,6 +2,7 @@ import type { DbContext } from '../../context.js';
 import { invalidFormat } from '../../errors.js';
 import { decimalString } from '../../lib/money.js';
 import type { MerchantScope } from '../../lib/scope.js';
+import { failureReason } from '../payment-failures.js';
 import { dailyTotals } from './repository.js';
 import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS, type Dashboard, type DashboardQuery } from './schemas.js';
 
@@ -55,14 +56,16 @@ export async function getDashboard(
     }
     if (row.status === 'failed') day.declined += count;
     days.set(key, day);
-    if (row.status === 'failed' && row.decline_code !== null) {
-      const code = declines.get(row.decline_code) ?? {
-        declineCode: row.decline_code,
-        declineReason: row.decline_reason,
+    if (row.status === 'failed') {
+      // Every failed payment has a reason: the issuer's decline code, else its failure (3-D Secure, UPI…).
+      const declineCode = row.decline_code ?? row.failure_code ?? 'failed';
+      const code = declines.get(declineCode) ?? {
+        declineCode,
+        declineReason: row.decline_code === null ? failureReason(row.failure_code) : row.decline_reason,
         count: 0,
       };
       code.count += count;
-      declines.set(row.decline_code, code);
+      declines.set(declineCode, code);
     }
   }
   const perDay = [...days.values()].map((day) => ({

@@ -5,15 +5,17 @@ import type { Db } from '../../storage/db.js';
 /**
  * The dashboard's aggregates, computed at query time from payments (read here, never written) in one
  * pass over the covering index payments_report (merchant_id, livemode, created_at) include (status,
- * currency, amount, decline_code, decline_reason): docs/decisions.md "Reporting" says why not a rollup.
+ * currency, amount, decline_code, decline_reason, failure_code): docs/decisions.md "Reporting" says why
+ * not a rollup.
  */
 // Grouped as a date (cheap per row), turned into text once per group.
 const DAY = sql`(created_at at time zone 'UTC')::date`;
 
 /**
- * Per UTC day, currency, status and decline code: attempts, amount (minor units), one decline reason.
+ * Per UTC day, currency, status, decline code and failure code: attempts, amount (minor units), one
+ * decline reason.
  * Grouped by plain columns, so the planner knows the groups are few (the extended statistics of
- * migration 0012) and hashes them instead of sorting every payment of the range.
+ * migrations 0012 and 0028) and hashes them instead of sorting every payment of the range.
  */
 export function dailyTotalsQuery(db: Db, scope: MerchantScope, from: Date, until: Date) {
   return db
@@ -23,6 +25,7 @@ export function dailyTotalsQuery(db: Db, scope: MerchantScope, from: Date, until
       'currency',
       'status',
       'decline_code',
+      'failure_code',
       sql<string | null>`min(decline_reason)`.as('decline_reason'),
       sql<string>`count(*)`.as('count'),
       sql<string>`sum(amount)`.as('amount'),
@@ -31,7 +34,7 @@ export function dailyTotalsQuery(db: Db, scope: MerchantScope, from: Date, until
     .where('livemode', '=', scope.livemode)
     .where('created_at', '>=', from)
     .where('created_at', '<', until)
-    .groupBy(sql`${DAY}, currency, status, decline_code`)
+    .groupBy(sql`${DAY}, currency, status, decline_code, failure_code`)
     .orderBy(sql`${DAY}`)
     .orderBy('currency');
 }

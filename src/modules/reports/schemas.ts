@@ -44,7 +44,12 @@ export const Dashboard = Type.Object({
   }),
   topDeclineReasons: Type.Array(
     Type.Object({ declineCode: Type.String(), declineReason: nullable(Type.String()), count: Type.Integer() }),
-    { description: 'The most frequent decline codes of the failed payments, most frequent first (at most 5)' },
+    {
+      description:
+        'The most frequent reasons of the failed payments, most frequent first (at most 5). declineCode is the ' +
+        "issuer's decline code, or for a failure without one its failure code (threeds_failed, upi_failed, " +
+        'processor_failed, processor_error, processor_unreachable) with the reason in words ("3-D Secure failed")',
+    },
   ),
 });
 export type Dashboard = Static<typeof Dashboard>;
