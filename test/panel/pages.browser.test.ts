@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, launchChromium } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/processes.js';
-import { CARDS, card, createRequest } from '../payments/fixtures.js';
+import { CARDS, card, createRequest, decideChallenge } from '../payments/fixtures.js';
 import { axe, openPanel, signIn } from './panel-browser.js';
 
 const ARTIFACTS = `${ROOT}/test-artifacts/panel`;
@@ -125,4 +125,88 @@ describe('the dashboard', () => {
     await page.getByText(/^Test payments, .* \(UTC days\)\.$/).waitFor();
     await page.getByRole('img', { name: /^Payments per day: 3 in 7 days/ }).waitFor();
   });
+});
+
+describe('the dashboard, across currencies and failures', () => {
+  it(
+    'counts a 3-D Secure denial among the decline reasons, and charts each currency on its own',
+    { timeout: 120_000 },
+    async () => {
+      const shop = await gw.merchant();
+      const pay = async (amount: number, currency: string, pan: string) => {
+        const id = await createRequest(gw, shop, amount, currency);
+        return (await gw.call('POST', `/payments/creditCard/acme/${id}`, { apiKey: shop.apiKey, body: card(pan) }))
+          .body;
+      };
+      await pay(40, 'EUR', CARDS.visa);
+      await pay(4990, 'INR', CARDS.visa);
+      await pay(10, 'EUR', CARDS.insufficientFunds);
+      const challenged = await pay(12, 'EUR', CARDS.challengeApprove);
+      // The ACS page is under PUBLIC_URL (localhost); the test reaches the gateway by its loopback address.
+      await decideChallenge(gw, challenged.redirectUrl.replace(gw.config.publicUrl, gw.url), 'deny');
+
+      const page = await openPanel(browser, gw, true);
+      await signIn(page, shop);
+      await visit(page, '#/dashboard');
+      expect(await page.locator('#dashboard-totals [data-figure="declined"]').innerText()).toBe('2');
+      const declines = page.getByRole('img', { name: /^Top decline reasons:/ });
+      expect(await declines.getAttribute('aria-label')).toContain('3-D Secure failed 1');
+      expect(await declines.locator('.decline-row').count()).toBe(2);
+
+      // One chart per currency, each with one series (its own axis): EUR and INR are not one scale.
+      const volume = page.locator('.volume-charts .currency-chart');
+      expect(await volume.count()).toBe(2);
+      for (const [i, currency] of ['EUR', 'INR'].entries()) {
+        const chart = volume.nth(i);
+        expect(await chart.getAttribute('aria-label')).toBe(`Approved volume in ${currency}`);
+        expect(await chart.locator('canvas').count()).toBe(1);
+        expect(await chart.locator('.u-legend .u-series:not(:first-child)').allInnerTexts()).toEqual([
+          expect.stringContaining(currency),
+        ]);
+      }
+      await page.getByRole('img', { name: /^Approved volume per day in INR: ₹4,990\.00 in all/ }).waitFor();
+      expect(await axe(page)).toEqual([]);
+      await page.screenshot({ path: `${ARTIFACTS}/dashboard-currencies.png`, fullPage: true });
+      await page.context().close();
+    },
+  );
+});
+
+describe('loading the panel', () => {
+  it(
+    'has its own icon; no request fails and nothing is logged as an error but the signed-out session probe',
+    { timeout: 120_000 },
+    async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      let problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+      });
+      page.on('response', (response) => {
+        if (response.status() >= 400) problems.push(`${response.status()} ${new URL(response.url()).pathname}`);
+      });
+      await page.goto(`${gw.config.publicUrl}/panel/`);
+      await page.getByLabel('Email').waitFor();
+      await page.waitForLoadState('networkidle');
+      const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+      expect(icon).toBeTruthy();
+      const answer = await page.request.get(new URL(icon!, page.url()).toString());
+      expect(answer.status()).toBe(200);
+      expect(answer.headers()['content-type']).toMatch(/^image\/svg\+xml/);
+      // Signed out, the one refusal is the panel asking whether a session exists: its 401 is the answer "no".
+      expect(problems).toEqual([
+        '401 /auth/session',
+        'console: Failed to load resource: the server responded with a status of 401 (Unauthorized)',
+      ]);
+      problems = [];
+      await signIn(page, m);
+      await page.locator('#content h1').waitFor();
+      await page.reload();
+      await page.locator('#content h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+  );
 });

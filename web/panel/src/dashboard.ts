@@ -34,9 +34,10 @@ function daysOf(from: string, to: string): string[] {
 }
 
 /**
- * Count and approved volume per day, approval rate and top decline reasons of the current mode (the mode
- * switch chooses test or live; the API reports one mode at a time). The charts come from uPlot, loaded
- * only here; each has its numbers as a table under "Show the numbers" for those who cannot see it.
+ * Count and approved volume per day (a chart per currency), approval rate and every failure's reason of
+ * the current mode (the mode switch chooses test or live; the API reports one mode at a time). The charts
+ * come from uPlot, loaded only here; each has its numbers as a table under "Show the numbers" for those
+ * who cannot see it.
  */
 export async function renderDashboard(root: HTMLElement): Promise<void> {
   const from = today && isoDay(new Date(Date.parse(`${today}T00:00:00Z`) - (rangeDays - 1) * 86_400_000));
@@ -133,22 +134,27 @@ export async function renderDashboard(root: HTMLElement): Promise<void> {
     ),
     figure(
       'Approved volume per day',
+      // One chart per currency, each on its own axis: euros and rupees are not one scale.
       currencies.length
-        ? chart(
-            `Approved volume per day, ${currencies
-              .map(
-                (c, i) =>
-                  `${c} ${money(
-                    volumes[i].reduce((a, b) => a + b, 0),
+        ? h(
+            'div',
+            { class: 'volume-charts' },
+            ...currencies.map((c, i) => {
+              const values = volumes[i];
+              const top = Math.max(...values);
+              return h(
+                'section',
+                { class: 'currency-chart', 'aria-label': `Approved volume in ${c}` },
+                h('h3', {}, c),
+                chart(
+                  `Approved volume per day in ${c}: ${money(
+                    values.reduce((a, b) => a + b, 0),
                     c,
-                  )} in all`,
-              )
-              .join(', ')}.`,
-            currencies.map((c, i) => ({
-              label: c,
-              values: volumes[i],
-              stroke: ['#1a7f37', '#8250df', '#bc4c00'][i % 3],
-            })),
+                  )} in all${top ? `, most on ${days[values.indexOf(top)]} (${money(top, c)})` : ''}.`,
+                  [{ label: c, values, stroke: '#1a7f37' }],
+                ),
+              );
+            }),
           )
         : h('p', {}, 'No approved payment in this range.'),
       table(

@@ -1,3 +1,4 @@
+import { statusLabel } from './payment-facts.js';
 import { field, h } from './ui.js';
 
 /**
@@ -14,8 +15,12 @@ export const FILTER_NAMES = [
   'amountTo',
   'reference',
   'customerId',
+  'payerEmail',
+  'cardLast4',
 ] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
+/** The search of the payments list only (GET /payments): a payment has a payer and a card, a request has not. */
+export const SEARCH_FILTERS: readonly FilterName[] = ['payerEmail', 'cardLast4'];
 export type Filters = Partial<Record<FilterName, string>> & { cursor?: string };
 
 /** The filters (and page cursor) written in a fragment such as "#/payments/attempts?status=failed". */
@@ -57,6 +62,8 @@ export function apiQuery(filters: Filters): URLSearchParams {
   if (filters.amountTo) query.set('amountTo', filters.amountTo.replace(',', '.'));
   if (filters.reference) query.set('reference', filters.reference);
   if (filters.customerId) query.set('customerId', filters.customerId);
+  if (filters.payerEmail) query.set('payerEmail', filters.payerEmail);
+  if (filters.cardLast4) query.set('cardLast4', filters.cardLast4);
   return query;
 }
 
@@ -70,6 +77,8 @@ const FIELD_OF_PARAM: Record<string, FilterName> = {
   amountTo: 'amountTo',
   reference: 'reference',
   customerId: 'customerId',
+  payerEmail: 'payerEmail',
+  cardLast4: 'cardLast4',
 };
 export const filterOfParam = (param: unknown) => (typeof param === 'string' ? FIELD_OF_PARAM[param] : undefined);
 
@@ -77,6 +86,7 @@ export const filterOfParam = (param: unknown) => (typeof param === 'string' ? FI
 export function filterForm(
   label: string,
   statuses: readonly string[],
+  search: readonly FilterName[],
   filters: Filters,
   apply: (next: Filters) => void,
 ): HTMLFormElement {
@@ -86,8 +96,18 @@ export function filterForm(
     'select',
     { id: 'filter-status', name: 'status' },
     h('option', { value: '' }, 'Any'),
-    ...statuses.map((s) => h('option', { value: s, selected: filters.status === s }, s)),
+    ...statuses.map((s) => h('option', { value: s, selected: filters.status === s }, statusLabel(s))),
   );
+  const searchFields = {
+    payerEmail: () =>
+      field('Payer e-mail', input('payerEmail', { type: 'email', autocomplete: 'off' }), 'The exact address, any case'),
+    cardLast4: () =>
+      field(
+        'Card last 4',
+        input('cardLast4', { inputmode: 'numeric', maxlength: '4', pattern: '[0-9]{4}', autocomplete: 'off' }),
+        'With an e-mail or reference, or dates at most 31 days apart',
+      ),
+  } as Partial<Record<FilterName, () => HTMLElement>>;
   const form = h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': label, novalidate: true },
@@ -99,6 +119,7 @@ export function filterForm(
     field('Amount to', input('amountTo', { inputmode: 'decimal' })),
     field('Reference', input('reference'), 'The exact reference'),
     field('Customer id', input('customerId', { inputmode: 'numeric' })),
+    ...search.map((name) => searchFields[name]?.()),
     h(
       'div',
       { class: 'filter-actions' },

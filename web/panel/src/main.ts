@@ -9,6 +9,7 @@ import { renderDashboard } from './dashboard.js';
 import { renderDevelopers } from './developers.js';
 import { listKeys, renderKeys, rotateKey } from './keys.js';
 import { renderForgotPassword, renderResetPassword, renderSignInByLink } from './password.js';
+import { renderPayment } from './payment.js';
 import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
 import { renderSettings } from './settings.js';
 import { renderSignIn } from './sign-in.js';
@@ -75,7 +76,9 @@ async function render(): Promise<void> {
   document.title = `${page.title} · ${panel.mode === 'test' ? 'Test mode · ' : ''}Control panel`;
   try {
     const detail = /^#\/payments\/(\d+)$/.exec(hash);
+    const attempt = /^#\/payments\/attempts\/(\d+)$/.exec(hash);
     if (detail) await renderPaymentRequest(content, Number(detail[1]), canChange(current));
+    else if (attempt) await renderPayment(content, Number(attempt[1]));
     else if (page.hash === '#/keys') {
       const created = justCreated;
       justCreated = undefined;

@@ -1,5 +1,24 @@
 import { ApiError, call, download, money, when } from './api.js';
-import { apiQuery, filterForm, filterOfParam, filtersOf, hashOf, markInvalid } from './list-filters.js';
+import {
+  apiQuery,
+  filterForm,
+  filterOfParam,
+  filtersOf,
+  hashOf,
+  markInvalid,
+  SEARCH_FILTERS,
+  type FilterName,
+  type Filters,
+} from './list-filters.js';
+import {
+  methodOf,
+  payerOf,
+  paymentLink,
+  paymentStatus,
+  requestLink,
+  statusBadge,
+  type Payment,
+} from './payment-facts.js';
 import { timelineSection } from './timeline.js';
 import { announce, button, field, h, message, replaceContent, table } from './ui.js';
 
@@ -13,17 +32,6 @@ interface PaymentRequest {
   amountRefunded: number;
   createDate: string;
 }
-interface Payment {
-  paymentId: number;
-  paymentRequestId: number;
-  status: string;
-  amount: number;
-  currency: string;
-  amountRefunded: number;
-  createDate: string;
-  declineReason: string | null;
-}
-
 interface PageOf<T> {
   data: T[];
   hasMore: boolean;
@@ -37,12 +45,15 @@ const LISTS = {
     path: '/payment-requests',
     title: 'Payment requests',
     statuses: ['open', 'processing', 'authorized', 'paid', 'partially_refunded', 'refunded', 'canceled', 'expired'],
-    headers: ['Id', 'Reference', 'Amount', 'Status', 'Created'],
+    headers: ['Id', 'Reference', 'Amount', 'Paid', 'Refunded', 'Status', 'Created'],
+    search: [] as readonly FilterName[],
     row: (r: PaymentRequest) => [
-      h('a', { href: `#/payments/${r.paymentRequestId}` }, String(r.paymentRequestId)),
+      requestLink(r.paymentRequestId),
       r.reference,
       money(r.amount, r.currency),
-      h('span', { class: `status status-${r.status}` }, r.status),
+      money(r.amountPaid, r.currency),
+      money(r.amountRefunded, r.currency),
+      statusBadge(r.status),
       when(r.createDate),
     ],
   },
@@ -51,17 +62,40 @@ const LISTS = {
     path: '/payments',
     title: 'Payments',
     statuses: ['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'],
-    headers: ['Id', 'Payment request', 'Amount', 'Status', 'Decline', 'Created'],
+    headers: [
+      'Id',
+      'Payment request',
+      'Method',
+      'Payer',
+      'Amount',
+      'Captured',
+      'Refunded',
+      'Status',
+      'Decline',
+      'Created',
+    ],
+    search: SEARCH_FILTERS,
     row: (p: Payment) => [
-      String(p.paymentId),
-      h('a', { href: `#/payments/${p.paymentRequestId}` }, String(p.paymentRequestId)),
+      paymentLink(p.paymentId),
+      requestLink(p.paymentRequestId),
+      methodOf(p),
+      payerOf(p),
       money(p.amount, p.currency),
-      h('span', { class: `status status-${p.status}` }, p.status),
+      money(p.amountCaptured, p.currency),
+      money(p.amountRefunded, p.currency),
+      paymentStatus(p),
       p.declineReason ?? '',
       when(p.createDate),
     ],
   },
 };
+
+/** The filters a list takes: the payment search (payer e-mail, card) is the payments list's only. */
+function filtersFor(list: { search: readonly string[] }, filters: Filters): Filters {
+  const kept = { ...filters };
+  for (const name of SEARCH_FILTERS) if (!list.search.includes(name)) delete kept[name];
+  return kept;
+}
 
 /**
  * Payment requests or payments of the current mode, newest first, a page at a time, narrowed by the
@@ -71,10 +105,10 @@ export async function renderPaymentRequests(root: HTMLElement): Promise<void> {
   const hash = location.hash || '#/payments';
   const kind = hash.startsWith(LISTS.attempts.hash) ? 'attempts' : 'requests';
   const list = LISTS[kind];
-  const filters = filtersOf(hash);
+  const filters = filtersFor(list, filtersOf(hash));
   const { cursor, ...chosen } = filters;
   const filtered = Object.keys(chosen).length > 0;
-  const form = filterForm(`Filter ${list.title.toLowerCase()}`, list.statuses, filters, (next) => {
+  const form = filterForm(`Filter ${list.title.toLowerCase()}`, list.statuses, list.search, filters, (next) => {
     location.hash = hashOf(list.hash, next);
   });
   const results = h('div', { id: 'results' });
@@ -94,12 +128,12 @@ export async function renderPaymentRequests(root: HTMLElement): Promise<void> {
     h(
       'nav',
       { 'aria-label': 'Lists', class: 'list-switch' },
-      // The statuses differ between the lists; the other filters carry over.
+      // The statuses and the payment search differ between the lists; the other filters carry over.
       ...Object.values(LISTS).map((other) =>
         h(
           'a',
           {
-            href: hashOf(other.hash, { ...chosen, status: undefined }),
+            href: hashOf(other.hash, filtersFor(other, { ...chosen, status: undefined })),
             'aria-current': other === list ? 'page' : undefined,
           },
           other.title,
@@ -173,9 +207,12 @@ export async function renderPaymentRequest(root: HTMLElement, id: number, mayCha
     if (mayChange && p.status === 'succeeded' && p.amountRefunded < p.amount)
       actions.push(refundForm(p, feedback, () => renderPaymentRequest(root, id, mayChange)));
     return [
-      String(p.paymentId),
-      h('span', { class: `status status-${p.status}` }, p.status),
+      paymentLink(p.paymentId),
+      paymentStatus(p),
+      methodOf(p),
+      payerOf(p),
       money(p.amount, p.currency),
+      money(p.amountCaptured, p.currency),
       money(p.amountRefunded, p.currency),
       p.declineReason ?? '',
       h('div', { class: 'actions' }, ...actions),
@@ -193,7 +230,7 @@ export async function renderPaymentRequest(root: HTMLElement, id: number, mayCha
       h('dt', {}, 'Amount'),
       h('dd', {}, money(request.amount, request.currency)),
       h('dt', {}, 'Status'),
-      h('dd', {}, request.status),
+      h('dd', {}, statusBadge(request.status)),
       h('dt', {}, 'Paid'),
       h('dd', {}, money(request.amountPaid, request.currency)),
       h('dt', {}, 'Refunded'),
@@ -211,7 +248,11 @@ export async function renderPaymentRequest(root: HTMLElement, id: number, mayCha
     feedback,
     h('h2', {}, 'Payments'),
     rows.length
-      ? table(`Payments of request ${id}`, ['Id', 'Status', 'Amount', 'Refunded', 'Decline', 'Actions'], rows)
+      ? table(
+          `Payments of request ${id}`,
+          ['Id', 'Status', 'Method', 'Payer', 'Amount', 'Captured', 'Refunded', 'Decline', 'Actions'],
+          rows,
+        )
       : h('p', {}, 'No payment attempt yet.'),
     timeline,
   );

@@ -1,0 +1,80 @@
+import { h } from './ui.js';
+
+/** A payment as GET /payments and GET /payments/{id} answer it (the fields the panel shows). */
+export interface Payment {
+  paymentId: number;
+  paymentRequestId: number;
+  transactionId: string | null;
+  status: string;
+  refundStatus: 'none' | 'partially_refunded' | 'refunded';
+  amount: number;
+  currency: string;
+  amountCaptured: number;
+  amountRefunded: number;
+  processor: string;
+  method: string;
+  payer: { name: string | null; email: string | null };
+  upiId: string | null;
+  walletType: string | null;
+  card: { brand: string; bin: string; last4: string; expiration: string } | null;
+  declineCode: string | null;
+  declineReason: string | null;
+  threeDs: { result: string; eci: string | null } | null;
+  createDate: string;
+}
+
+/** The API's status words, as a reader says them. */
+const STATUS_LABELS: Record<string, string> = {
+  open: 'Open',
+  processing: 'Processing',
+  authorized: 'Authorized',
+  paid: 'Paid',
+  partially_refunded: 'Partially refunded',
+  refunded: 'Refunded',
+  canceled: 'Canceled',
+  expired: 'Expired',
+  pending: 'Pending',
+  requires_action: 'Waiting for the payer',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+};
+
+export const statusLabel = (status: string) => STATUS_LABELS[status] ?? status;
+
+/** A status badge; its class keeps the API's word. */
+export const statusBadge = (status: string) => h('span', { class: `status status-${status}` }, statusLabel(status));
+
+/** A captured payment stays `succeeded` through its refunds: the badge says what the refunds took. */
+export const paymentStatus = (p: Pick<Payment, 'status' | 'refundStatus'>) =>
+  statusBadge(p.status === 'succeeded' && p.refundStatus !== 'none' ? p.refundStatus : p.status);
+
+const BRANDS: Record<string, string> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  amex: 'American Express',
+  diners: 'Diners Club',
+  jcb: 'JCB',
+  discover: 'Discover',
+  unionpay: 'UnionPay',
+};
+const WALLETS: Record<string, string> = { googlepay: 'Google Pay', applepay: 'Apple Pay' };
+
+/** How the payer paid: card brand and last 4, UPI id, or wallet (a wallet's card is the wallet's). */
+export function methodOf(p: Pick<Payment, 'method' | 'card' | 'upiId' | 'walletType'>): string {
+  if (p.card) return `${BRANDS[p.card.brand] ?? p.card.brand} •••• ${p.card.last4}`;
+  if (p.method === 'upi') return p.upiId ? `UPI ${p.upiId}` : 'UPI (QR code)';
+  if (p.method === 'wallet') return p.walletType ? (WALLETS[p.walletType] ?? p.walletType) : 'Wallet';
+  return p.method;
+}
+
+/** Name above e-mail, each only when given. */
+export function payerOf(p: Pick<Payment, 'payer'>): HTMLElement {
+  const { name, email } = p.payer;
+  if (!name && !email) return h('span', { class: 'muted' }, '—');
+  return h('span', { class: 'payer' }, name ?? '', name && email ? h('br') : null, email ?? '');
+}
+
+/** A payment's own page (payment.ts). */
+export const paymentHref = (paymentId: number) => `#/payments/attempts/${paymentId}`;
+export const paymentLink = (paymentId: number) => h('a', { href: paymentHref(paymentId) }, String(paymentId));
+export const requestLink = (id: number, text = String(id)) => h('a', { href: `#/payments/${id}` }, text);
