@@ -107,6 +107,64 @@ describe('signed in', () => {
   );
 
   it(
+    'asks before generating a live key and, on a development store, says the next start will refuse',
+    async () => {
+      const m = await gw.merchant();
+      const liveKeys = async () =>
+        (
+          await gw.db
+            .selectFrom('api_keys')
+            .select('id')
+            .where('user_id', '=', m.userId)
+            .where('mode', '=', 'live')
+            .execute()
+        ).length;
+      const page = await openPanel(true);
+      let dialogs = 0;
+      page.on('dialog', () => void (dialogs += 1));
+      await signIn(page, m);
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await page.getByRole('button', { name: 'Generate live key' }).click();
+      const confirmation = page.getByRole('region', { name: 'Generate a live key?' });
+      await confirmation.waitFor();
+      // The tests' gateway keeps its card key in its store: a development store.
+      await confirmation
+        .getByText(
+          'This gateway runs on a development store: its card encryption key is kept in its own database. ' +
+            'Once a live key exists, the next start of the gateway (npm start) refuses to run (exit 1)',
+        )
+        .waitFor();
+      expect(await axe(page)).toEqual([]);
+      await page.screenshot({ path: `${SCREENSHOTS}/panel-4b-live-key-confirmation.png`, fullPage: true });
+
+      // Cancelled: nothing generated, the question gone, the focus back on the button.
+      await confirmation.getByRole('button', { name: 'Cancel' }).click();
+      await confirmation.waitFor({ state: 'detached' });
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Generate live key');
+      expect(await liveKeys()).toBe(0);
+      expect(dialogs).toBe(0);
+
+      await page.getByRole('button', { name: 'Generate live key' }).click();
+      await page.getByRole('button', { name: 'Yes, generate the live key' }).click();
+      const notice = page.getByRole('region', { name: 'New live key' });
+      const liveKey = (await notice.locator('code').textContent())!;
+      expect(liveKey).toMatch(/^svc_live_sk_/);
+      expect(await liveKeys()).toBe(1);
+      expect(await ping(liveKey)).toBe(200);
+      // Rotating it asks again, and says the current one stops working.
+      await page.getByRole('button', { name: 'Rotate live key' }).click();
+      await page
+        .getByRole('region', { name: 'Rotate the live key?' })
+        .getByText('The current live key stops working at once')
+        .waitFor();
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      expect(await ping(liveKey)).toBe(200);
+      await page.context().close();
+    },
+    SLOW,
+  );
+
+  it(
     'shows the exposed-key banner and rotates the key in one click',
     async () => {
       const m = await gw.merchant();

@@ -5,7 +5,7 @@ import { assertSameOrigin, clearedPanelCookie } from '../../http/panel-cookie.js
 import { signInByLink } from '../auth/index.js';
 import { endPanelSession } from './end-session.js';
 import { PanelSessionView, SignedOut, SignInBody, SignInLinkBody } from './schemas.js';
-import { sessionAnswer } from './session-answer.js';
+import { gatewayFacts, sessionAnswer } from './session-answer.js';
 import { openPanelSession, startPanelSession } from './start-session.js';
 
 const tags = ['Control panel'];
@@ -73,7 +73,7 @@ export function panelSessionRoutes(app: App, ctx: AppContext): void {
         user: { id: session.userId, email: session.email, role: session.role },
         merchant: { id: session.merchantId, name: session.merchantName },
         csrfToken: session.csrfToken,
-        checkoutUrl: ctx.config.checkoutUrl,
+        ...gatewayFacts(ctx.config),
         expiresAt: session.expiresAt.toISOString(),
       };
     },

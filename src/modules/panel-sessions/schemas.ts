@@ -20,6 +20,11 @@ export const PanelSessionView = Type.Object({
   checkoutUrl: Type.String({
     description: 'Where the hosted checkout is (CHECKOUT_URL): its page is {checkoutUrl}/main',
   }),
+  developmentStore: Type.Boolean({
+    description:
+      'The gateway keeps its card encryption key in its own database (development secrets: no CARD_ENCRYPTION_KEYS). ' +
+      'Such a store refuses to start once it has issued a live key: generating one here makes the next start fail',
+  }),
   expiresAt: Type.String({
     format: 'date-time',
     description: 'When the session ends if unused; each request moves it on, up to 8 hours after sign-in',

@@ -10,6 +10,8 @@ export interface Session {
   merchant: { id: number; name: string };
   csrfToken: string;
   checkoutUrl: string;
+  /** The gateway keeps its card key in its own store: a live key issued here makes its next start refuse. */
+  developmentStore: boolean;
   expiresAt: string;
 }
 
