@@ -1,9 +1,10 @@
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type KyselyPlugin, type RootOperationNode } from 'kysely';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { inTransaction } from '../src/context.js';
 import { rotateApiKey } from '../src/modules/api-keys/index.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
+import { listPayments } from '../src/modules/payments/repository.js';
 import { dailyTotalsQuery } from '../src/modules/reports/repository.js';
 import { startGateway } from '../src/server.js';
 import { percentile } from './percentile.js';
@@ -121,6 +122,20 @@ await withDatabase(args['database-url'], 'bench_dashboard', async (databaseUrl) 
         CompiledQuery.raw(`explain (analyze, buffers) ${year.sql}`, [...year.parameters]),
       );
       console.log(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
+      // And the card search over its longest window: the payments list's own statement, captured as sent.
+      let statement: RootOperationNode | undefined;
+      const capture: KyselyPlugin = {
+        transformQuery: ({ node }) => (statement = node),
+        transformResult: async ({ result }) => result,
+      };
+      const scope = { merchantId: merchant.merchantId, livemode: false };
+      const window = { cardLast4: '0042', createdFrom: new Date(TO.getTime() - 31 * DAY_MS), createdTo: TO };
+      await listPayments(db.withPlugin(capture), scope, window, 21);
+      const search = db.getExecutor().compileQuery(statement!, { queryId: 'explain' });
+      const searchPlan = await db.executeQuery<{ 'QUERY PLAN': string }>(
+        CompiledQuery.raw(`explain (analyze, buffers) ${search.sql}`, [...search.parameters]),
+      );
+      console.log(searchPlan.rows.map((row) => row['QUERY PLAN']).join('\n'));
     }
     const [{ version }] = (await sql<{ version: string }>`select version()`.execute(db)).rows;
     console.log(`${version.split(' on ')[0]}, ${RUNS} timed requests each (after 2 warm-up), sequential, over HTTP:`);
