@@ -1,5 +1,6 @@
 import { ApiError, call, canChange, money, when, type Session } from './api.js';
 import { announce, button, field, h, message, nextPageButton, replaceContent, table } from './ui.js';
+import { requestLink, statusBadge } from './payment-facts.js';
 
 interface Customer {
   id: number;
@@ -179,10 +180,10 @@ async function renderRequests(section: HTMLElement, customer: Customer, cursor?:
           `Payment requests of ${customer.name}, newest first`,
           ['Id', 'Reference', 'Amount', 'Status', 'Created'],
           page.data.map((r) => [
-            h('a', { href: `#/payments/${r.paymentRequestId}` }, String(r.paymentRequestId)),
+            requestLink(r.paymentRequestId),
             r.reference,
             money(r.amount, r.currency),
-            h('span', { class: `status status-${r.status}` }, r.status),
+            statusBadge(r.status),
             when(r.createDate),
           ]),
         )
