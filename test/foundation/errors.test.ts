@@ -96,7 +96,7 @@ describe('absurd input never leaks a stack trace or SQL', () => {
   });
 
   it('deeply nested JSON', async () => {
-    // Issue 13: bodies nested beyond the parser's limit are refused before anything else reads them.
+    // Bodies nested beyond the parser's limit are refused before anything else reads them.
     const arrays = await gw.call('POST', '/auth/login', { body: `${'['.repeat(30_000)}${']'.repeat(30_000)}` });
     expectErrorGuide(arrays, 'JSON_TOO_COMPLEX');
     const deepField = await gw.call('POST', '/auth/login', {

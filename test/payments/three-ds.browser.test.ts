@@ -1,5 +1,5 @@
 /**
- * The 3-D Secure challenge of a host-to-host card payment in a real Chromium (issue 8): the merchant's
+ * The 3-D Secure challenge of a host-to-host card payment in a real Chromium: the merchant's
  * server pays with successUrl / failureUrl on its own small page server, the payer's browser opens
  * redirectUrl (the ACS page under the gateway's address), presses Approve or Deny, and must land on the
  * merchant's page with paymentRequestId, paymentId and status in the query.
