@@ -46,7 +46,6 @@ import * as team from './modules/team/index.js';
 import { createProcessorRegistry } from './processors/registry.js';
 import { onEffectFailure } from './storage/after-commit.js';
 import type { Storage } from './storage/db.js';
-import { UPKEEP_EVERY_MS, type UpkeepDone } from './storage/upkeep.js';
 import type { Secrets } from './storage/secrets.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -127,8 +126,6 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   });
   ctx.jobs.use(notificationWorker.jobs, notificationWorker.sweeps);
   ctx.jobs.use({}, auth.sweeps(ctx));
-  const upkeep = storage.upkeep;
-  if (upkeep) ctx.jobs.use({}, [{ everyMs: UPKEEP_EVERY_MS, run: async () => reportUpkeep(ctx, await upkeep()) }]);
   app.addHook('onClose', () => ctx.processors.close());
   app.addHook('onClose', async () => ctx.metrics.close());
   const stopCountingPayments = payments.watchStatusChanges((change) =>
@@ -249,12 +246,4 @@ function logRequest(request: FastifyRequest, reply: FastifyReply, route: string 
     },
     'request',
   );
-}
-
-/** The embedded store's upkeep, logged and measured when it did something: it pauses the store. */
-function reportUpkeep(ctx: AppContext, done: UpkeepDone | undefined): number {
-  if (!done) return 0;
-  ctx.logger.info({ upkeep: done }, 'embedded store upkeep');
-  ctx.metrics.observeUpkeep(done);
-  return 1;
 }

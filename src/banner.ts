@@ -1,14 +1,28 @@
 import type { Config } from './config.js';
 import type { DemoCredentials } from './modules/merchants/index.js';
+import type { EmbeddedServer } from './storage/embedded-server.js';
 import { cardKeyInStore } from './storage/secrets.js';
 
 /** The start-up banner on stderr: where the gateway listens, and what a developer must know at once. */
-export function printBanner(config: Config, url: string, demo: DemoCredentials | undefined): void {
+export function printBanner(
+  config: Config,
+  url: string,
+  demo: DemoCredentials | undefined,
+  embedded: EmbeddedServer | undefined,
+): void {
   const workers = config.workers > 1 ? ` (${config.workers} workers)` : '';
   const banner = [
     `svc-gateway ${config.env} listening on ${url}${workers} (public URL ${config.publicUrl})`,
     `  API reference: ${config.publicUrl}/docs`,
   ];
+  if (embedded) {
+    const where = config.dataDir === 'memory://' ? 'a throwaway cluster, removed at exit' : `data in ${embedded.pgdata}`;
+    banner.push(
+      `  Embedded PostgreSQL (${where}), stopped with the gateway:`,
+      `    ${embedded.url}`,
+      '    (for pg_dump and psql; reachable from this machine only)',
+    );
+  }
   if (cardKeyInStore(config)) {
     banner.push(
       '',

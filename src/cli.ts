@@ -3,14 +3,15 @@ import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
 import { createMerchant, setMerchantStatus, validateMerchantInput } from './modules/merchants/index.js';
 import { openStorage, type Db } from './storage/db.js';
+import { startEmbeddedServer } from './storage/embedded-server.js';
 
 const USAGE = `usage: gateway merchant create --email E --password P --name N
        gateway merchant status --id MERCHANT_ID --status active|restricted|suspended`;
 
 /**
  * Operator CLI. Prints exactly one JSON object on stdout on success; messages go to stderr.
- * Works on the embedded store while the gateway is stopped (the store's lock file says when
- * it is not), and on a PostgreSQL server at any time.
+ * Without DATABASE_URL it works on DATA_DIR's embedded PostgreSQL server: the one a running gateway
+ * runs, or one it starts for its call and stops after it.
  */
 async function main(argv: string[]): Promise<number> {
   const [group, command, ...rest] = argv;
@@ -62,13 +63,18 @@ function options<K extends string>(args: string[], names: readonly K[]): Record<
 /** Runs the command in one transaction on the configured store and prints its result as one JSON line. */
 async function onStore(work: (db: Db) => Promise<unknown>): Promise<number> {
   const config = loadConfig();
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const embedded = config.databaseUrl ? undefined : await startEmbeddedServer(config.dataDir, { role: 'tool' });
   try {
-    const result = await storage.db.transaction().execute(work);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
+    const storage = await openStorage({ databaseUrl: embedded?.url ?? config.databaseUrl! });
+    try {
+      const result = await storage.db.transaction().execute(work);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return 0;
+    } finally {
+      await storage.close();
+    }
   } finally {
-    await storage.close();
+    await embedded?.stop();
   }
 }
 

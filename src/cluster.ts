@@ -2,12 +2,13 @@ import cluster, { type Worker } from 'node:cluster';
 import { printBanner } from './banner.js';
 import type { Config } from './config.js';
 import { systemClock } from './lib/clock.js';
-import { pointSandboxAt, prepareStore, startBuiltInSandbox, type StartOptions } from './server.js';
+import { pointSandboxAt, prepareStore, startBuiltInSandbox, startEmbeddedDatabase, type StartOptions } from './server.js';
 
 /**
  * WORKERS > 1: one primary process and that many workers sharing the port (Node's cluster module).
- * The primary prepares the store once (migrations, generated secrets and the demo merchant would race
- * in several workers) and runs the one built-in sandbox network, whose in-flight 3-D Secure and UPI
+ * The primary runs the embedded PostgreSQL server when there is no DATABASE_URL (workers get its URL),
+ * prepares the store once (migrations, generated secrets and the demo merchant would race in several
+ * workers) and runs the one built-in sandbox network, whose in-flight 3-D Secure and UPI
  * pages must be the same whichever worker a browser reaches. Workers share nothing else: every
  * request, job and idempotency claim goes through PostgreSQL, as between instances on several machines.
  */
@@ -27,10 +28,18 @@ export function reportListening(url: string): void {
 }
 
 export async function runPrimary(config: Config): Promise<void> {
-  const { storage, secrets, demo } = await prepareStore(config, systemClock);
+  const embedded = await startEmbeddedDatabase(config);
+  const { storage, secrets, demo } = await prepareStore(config, systemClock, embedded).catch(async (error: Error) => {
+    await embedded?.stop();
+    throw error;
+  });
   await storage.close();
   const sandbox = config.sandboxUrl ? undefined : await startBuiltInSandbox(config, secrets);
-  const fork = () => cluster.fork(sandbox ? { [SANDBOX_URL_ENV]: sandbox.url } : {});
+  const fork = () =>
+    cluster.fork({
+      ...(sandbox ? { [SANDBOX_URL_ENV]: sandbox.url } : {}),
+      ...(embedded ? { DATABASE_URL: embedded.url } : {}),
+    });
 
   const reforkDelay = crashBackoff();
   let stopping = false;
@@ -56,6 +65,7 @@ export async function runPrimary(config: Config): Promise<void> {
     stopping = true;
     await stopWorkers();
     await sandbox?.close();
+    await embedded?.stop();
   };
   process.once('SIGTERM', () => void stop().then(() => process.exit(0)));
   process.once('SIGINT', () => void stop().then(() => process.exit(0)));
@@ -67,7 +77,7 @@ export async function runPrimary(config: Config): Promise<void> {
   });
   started = true;
   if (sandbox) pointSandboxAt(sandbox, config, url);
-  printBanner(config, url, demo);
+  printBanner(config, url, demo, embedded);
 }
 
 /**

@@ -17,8 +17,8 @@ export interface Config {
   /** DATABASE_LISTEN_URL: the same database reached without a transaction-pooling proxy, for LISTEN. */
   databaseListenUrl: string | undefined;
   /**
-   * DATABASE_PREPARED_STATEMENTS: the hot payment statements as named prepared statements (server and
-   * embedded store). Default: on, off when DATABASE_LISTEN_URL says DATABASE_URL is a transaction-pooling proxy.
+   * DATABASE_PREPARED_STATEMENTS: the hot payment statements as named prepared statements.
+   * Default: on, off when DATABASE_LISTEN_URL says DATABASE_URL is a transaction-pooling proxy.
    */
   preparedStatements: boolean;
   /**
@@ -133,7 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (isIP(host) === 0 && !HOSTNAME.test(host))
     problems.push(`HOST must be an IP address or a host name (got "${host}")`);
   const rawDataDir = read('DATA_DIR') ?? './data';
-  // "memory://" keeps the embedded store in memory (tests, throwaway runs).
+  // "memory://": the embedded server's cluster in a temporary directory, removed at exit (trials, the example shop).
   const dataDir = rawDataDir === 'memory://' ? rawDataDir : path.resolve(rawDataDir);
   if (dataDir !== 'memory://' && statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() === false) {
     problems.push(`DATA_DIR must be a directory (or not exist yet); "${dataDir}" is a file`);
@@ -239,9 +239,6 @@ export function loadConfig(env: Env = process.env): Config {
   const groupCommit = flag('DATABASE_GROUP_COMMIT');
   const workersRaw = read('WORKERS');
   const workers = workersRaw === 'auto' ? availableParallelism() : integer('WORKERS', 1, 1, 256);
-  // PGlite lives inside one process; workers share nothing but the store, so they need a server.
-  if (workers > 1 && !databaseUrl)
-    problems.push('WORKERS above 1 needs DATABASE_URL: the embedded store belongs to one process');
 
   if (production && seedDemo === true) problems.push('SEED_DEMO=true is not allowed when NODE_ENV=production');
 

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 
   if (cluster.isWorker) reportListening(gateway.url);
-  else printBanner(config, gateway.url, gateway.demo);
+  else printBanner(config, gateway.url, gateway.demo, gateway.embedded);
 }
 
 main().catch((error) => {

@@ -9,6 +9,7 @@ import { refuseLiveKeysOnDevelopmentStore, startKeyCache, type KeyCache } from '
 import { startHeartbeat, type Heartbeat } from './modules/instances/index.js';
 import { seedDemoMerchant, type DemoCredentials } from './modules/merchants/index.js';
 import { openStorage, type Db, type Storage } from './storage/db.js';
+import { startEmbeddedServer, type EmbeddedServer } from './storage/embedded-server.js';
 import { cardKeyInStore, loadSecrets, type Secrets } from './storage/secrets.js';
 
 export interface Gateway {
@@ -18,6 +19,8 @@ export interface Gateway {
   db: Db;
   url: string;
   demo?: DemoCredentials;
+  /** The embedded PostgreSQL server this gateway runs (without DATABASE_URL); stopped by close(). */
+  embedded?: EmbeddedServer;
   close(): Promise<void>;
 }
 
@@ -43,20 +46,37 @@ export interface PreparedStore {
   demo?: DemoCredentials;
 }
 
-/** Opens the store (migrating it) and readies what every instance needs from it: the caller closes it. */
-export async function prepareStore(config: Config, clock: Clock, seedDemo = config.seedDemo): Promise<PreparedStore> {
+/**
+ * Without DATABASE_URL, starts the embedded PostgreSQL server on DATA_DIR (src/storage/embedded-server.ts)
+ * as a gateway: it runs until the returned server is stopped, or this process ends.
+ */
+export async function startEmbeddedDatabase(config: Config): Promise<EmbeddedServer | undefined> {
+  if (config.databaseUrl) return undefined;
+  return startEmbeddedServer(config.dataDir, { role: 'gateway' }).catch((error: Error) => {
+    throw new Error(`DATA_DIR: the embedded PostgreSQL server could not start: ${error.message}`, { cause: error });
+  });
+}
+
+/**
+ * Opens the store (migrating it) and readies what every instance needs from it: the caller closes it.
+ * `embedded` is the server started for a config without DATABASE_URL.
+ */
+export async function prepareStore(
+  config: Config,
+  clock: Clock,
+  embedded: EmbeddedServer | undefined,
+  seedDemo = config.seedDemo,
+): Promise<PreparedStore> {
   const storage = await openStorage({
-    databaseUrl: config.databaseUrl,
+    databaseUrl: embedded?.url ?? config.databaseUrl!,
     listenUrl: config.databaseListenUrl,
     preparedStatements: config.preparedStatements,
     groupCommit: config.groupCommit,
-    dataDir: config.dataDir,
   }).catch((error: Error) => {
     // Name the setting to fix (never the URL itself: it may hold a password).
-    throw new Error(
-      `${config.databaseUrl ? 'DATABASE_URL' : 'DATA_DIR'}: the store could not be opened: ${error.message}`,
-      { cause: error },
-    );
+    throw new Error(`${embedded ? 'DATA_DIR' : 'DATABASE_URL'}: the store could not be opened: ${error.message}`, {
+      cause: error,
+    });
   });
   try {
     await refuseLiveKeysOnDevelopmentStore({ db: storage.db }, { cardKeyInStore: cardKeyInStore(config) });
@@ -73,7 +93,14 @@ export async function prepareStore(config: Config, clock: Clock, seedDemo = conf
 export async function startGateway(config: Config, options: StartOptions = {}): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.logLevel, options.logDestination);
-  const { storage, secrets, demo } = await prepareStore(config, clock, config.seedDemo && !options.worker);
+  const embedded = await startEmbeddedDatabase(config);
+  const prepared = await prepareStore(config, clock, embedded, config.seedDemo && !options.worker).catch(
+    async (error: Error) => {
+      await embedded?.stop();
+      throw error;
+    },
+  );
+  const { storage, secrets, demo } = prepared;
   let sandbox: Sandbox | undefined;
   let heartbeat: Heartbeat | undefined;
   let keyCache: KeyCache | undefined;
@@ -81,7 +108,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     // The built-in sandbox network runs beside the gateway on loopback and is reached over HTTP,
     // exactly like an external processor; SANDBOX_URL points at one running elsewhere instead.
     if (!config.sandboxUrl && !options.worker) sandbox = await startBuiltInSandbox(config, secrets);
-    heartbeat = await startHeartbeat(storage.db, logger, { soleInstance: storage.kind === 'pglite' });
+    heartbeat = await startHeartbeat(storage.db, logger);
     keyCache = await startKeyCache(
       { storage, instanceId: heartbeat.instanceId, logger },
       { enabled: config.apiKeyCache },
@@ -114,6 +141,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
       sandbox,
       url,
       demo,
+      embedded,
       close: () =>
         (closing ??= (async () => {
           // Stops accepting at once, then the job loop, then the clients (onClose hooks, app.ts).
@@ -122,6 +150,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
           await heartbeat!.stop();
           await sandbox?.close();
           await storage.close();
+          await embedded?.stop();
         })()),
     };
   } catch (error) {
@@ -129,6 +158,7 @@ export async function startGateway(config: Config, options: StartOptions = {}): 
     await heartbeat?.stop();
     await sandbox?.close();
     await storage.close();
+    await embedded?.stop();
     throw error;
   }
 }

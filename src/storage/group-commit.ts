@@ -91,7 +91,7 @@ export function groupCommit<I, R>(options: GroupCommitOptions<I, R>): GroupCommi
 }
 
 /**
- * The database's own refusal of the statement (an SQLSTATE at severity ERROR, from pg or PGlite): the
+ * The database's own refusal of the statement (an SQLSTATE at severity ERROR): the
  * statement's transaction rolled back, so none of its rows happened. A network error carries no SQLSTATE;
  * a FATAL one ends the session, and is treated like a lost connection.
  */

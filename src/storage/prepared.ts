@@ -6,7 +6,7 @@ import type pg from 'pg';
  * "Prepared statements"). A repository marks a compiled statement with `hot(label, compiled)`; on a
  * PostgreSQL pool opened with `preparedStatements`, the connection then sends it as a named statement:
  * parsed and planned once per connection, afterwards only bound and executed. Anything else runs as
- * before. The embedded store does the same through PGlite's protocol interface (pglite-dialect.ts).
+ * before.
  *
  * Off behind a transaction-pooling proxy (PgBouncer before 1.21): a statement prepared on one server
  * connection is unknown on the next one the proxy hands out.

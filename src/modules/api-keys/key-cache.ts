@@ -12,13 +12,11 @@ import type { ActiveKey } from './repository.js';
  *   each instance listens on a connection of its own and drops the merchant's entries.
  * - A read racing a notice does not put the old row back: a lookup stores its row only if no notice
  *   arrived while it read (`generation`), and only while the cache is usable.
- * - Lease (PostgreSQL): every PROBE_INTERVAL_MS an instance sends a numbered probe barrier; the cache
+ * - Lease: every PROBE_INTERVAL_MS an instance sends a numbered probe barrier; the cache
  *   is usable until LEASE_MS after sending the last probe that came back on its listener. A probe sent
  *   after a change commits comes back after the change's notice (notices arrive in commit order), so an
  *   instance that missed a notice stops answering from its cache at most LEASE_MS after the change.
  *   A lost listener empties the cache at once; the instance reads the database until it listens again.
- * - On the embedded store (PGlite: one process) notices are delivered in-process while the changing
- *   transaction commits, before its caller goes on: no lease is needed.
  * Unknown keys are never cached (a new key works at once; guessing fills no memory).
  */
 export const KEY_CACHE_CHANNEL = 'api_key_cache';
@@ -53,7 +51,6 @@ export async function startKeyCache(
   options: { enabled: boolean },
 ): Promise<KeyCache> {
   const { storage, instanceId, logger } = deps;
-  const embedded = storage.kind === 'pglite';
   const entries = new Map<string, ActiveKey>();
   let generation = 0;
   let leaseUntil = 0;
@@ -112,7 +109,6 @@ export async function startKeyCache(
   const listen = async () => {
     try {
       stopListening = await storage.listen(KEY_CACHE_CHANNEL, { notice, lost });
-      if (embedded) leaseUntil = Infinity;
     } catch (error) {
       lost(error as Error);
     }
@@ -141,16 +137,14 @@ export async function startKeyCache(
   };
 
   await listen();
-  const probeTimer = embedded
-    ? undefined
-    : setInterval(() => {
-        probing = probeOnce().catch((error: Error) => {
-          // Once per outage: the heartbeat already reports a database that does not answer.
-          if (!probeFailing) logger.warn({ err: { message: error.message } }, 'key cache: lease probe failed');
-          probeFailing = true;
-        });
-      }, PROBE_INTERVAL_MS);
-  probeTimer?.unref();
+  const probeTimer = setInterval(() => {
+    probing = probeOnce().catch((error: Error) => {
+      // Once per outage: the heartbeat already reports a database that does not answer.
+      if (!probeFailing) logger.warn({ err: { message: error.message } }, 'key cache: lease probe failed');
+      probeFailing = true;
+    });
+  }, PROBE_INTERVAL_MS);
+  probeTimer.unref();
 
   return {
     async lookup(keyHash, read) {

@@ -21,24 +21,11 @@ export interface Heartbeat {
  * database (now()), never the application clock: every instance compares against the same clock,
  * and tests that move a manual clock do not make live instances look dead.
  */
-export async function startHeartbeat(
-  db: Db,
-  logger: FastifyBaseLogger,
-  options: { soleInstance: boolean },
-): Promise<Heartbeat> {
+export async function startHeartbeat(db: Db, logger: FastifyBaseLogger): Promise<Heartbeat> {
   const instanceId = `gwi_${randomBase62(16)}`;
-  // An embedded store is opened by one process at a time (its lock file): every other instance it
-  // remembers is dead already, and what they held is free now rather than after their lease. This one
-  // is alive for as long as the store is open, which no other process can see or doubt, so its row
-  // says so once (seen at 'infinity') instead of a commit, and with it a WAL flush, every second.
-  if (options.soleInstance) await db.deleteFrom('gateway_instances').execute();
   await db
     .insertInto('gateway_instances')
-    .values({
-      id: instanceId,
-      started_at: sql<Date>`now()`,
-      seen_at: options.soleInstance ? sql<Date>`'infinity'` : sql<Date>`now()`,
-    })
+    .values({ id: instanceId, started_at: sql<Date>`now()`, seen_at: sql<Date>`now()` })
     .execute();
   let beating: Promise<unknown> = Promise.resolve();
   const beat = () => {
@@ -54,8 +41,8 @@ export async function startHeartbeat(
       .execute()
       .catch((error: Error) => logger.warn({ err: { message: error.message } }, 'heartbeat not written'));
   };
-  const timer = options.soleInstance ? undefined : setInterval(beat, HEARTBEAT_INTERVAL_MS);
-  timer?.unref();
+  const timer = setInterval(beat, HEARTBEAT_INTERVAL_MS);
+  timer.unref();
   return {
     instanceId,
     async stop() {

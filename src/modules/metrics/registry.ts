@@ -3,7 +3,6 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Clock } from '../../lib/clock.js';
 import type { Db, Storage } from '../../storage/db.js';
 import { groupStats, type GroupStats } from '../../storage/group-commit.js';
-import { upkeepAction, type UpkeepDone } from '../../storage/upkeep.js';
 import { queueLag } from './repository.js';
 
 /**
@@ -17,8 +16,6 @@ export interface Metrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   /** A payment this instance moved into `status`, after the move committed. */
   countPayment(status: string, processor: string, livemode: boolean): void;
-  /** A vacuum or analyze of the embedded store's upkeep (src/storage/upkeep.ts). */
-  observeUpkeep(done: UpkeepDone): void;
   close(): void;
 }
 
@@ -47,13 +44,6 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
     name: 'svc_processor_request_duration_seconds',
     help: 'Calls to payment processors (until the answer head), by processor and status',
     labelNames: ['processor', 'status'],
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const upkeep = new Histogram({
-    name: 'svc_store_upkeep_duration_seconds',
-    help: 'The embedded store’s vacuums and analyzes, by table and action: each pauses every request (none with PostgreSQL)',
-    labelNames: ['table', 'action'],
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
@@ -94,7 +84,7 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
     labelNames: ['state'],
     registers: [registry],
     collect() {
-      const pool = ctx.storage.poolStats?.();
+      const pool = ctx.storage.poolStats();
       if (!pool) return;
       this.set({ state: 'total' }, pool.total);
       this.set({ state: 'idle' }, pool.idle);
@@ -147,7 +137,6 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
     observeRequest,
     countPayment: (status, processor, livemode) =>
       payments.inc({ status, processor, mode: livemode ? 'live' : 'test' }),
-    observeUpkeep: (done) => upkeep.observe({ table: done.table, action: upkeepAction(done) }, done.ms / 1000),
     close: stopWatching,
   } satisfies Metrics;
 }

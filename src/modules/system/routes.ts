@@ -23,7 +23,7 @@ export function systemRoutes(app: App, ctx: AppContext): void {
       schema: {
         summary: 'Readiness: storage is reachable',
         tags: ['System'],
-        response: { 200: Type.Object({ status: Type.Literal('ok'), storage: Type.String() }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok'), storage: Type.Literal('postgres') }) },
       },
       config: { auth: 'none' },
     },
@@ -33,7 +33,7 @@ export function systemRoutes(app: App, ctx: AppContext): void {
       } catch {
         throw new AppError('SERVICE_UNAVAILABLE', 'Storage is not reachable');
       }
-      return { status: 'ok' as const, storage: ctx.storage.kind };
+      return { status: 'ok' as const, storage: 'postgres' as const };
     },
   );
 
