@@ -1,3 +1,4 @@
+import { prepareTestDatabases } from '../test/helpers/database.js';
 import { startTestGateway } from '../test/helpers/gateway.js';
 import { fuzzTarget } from '../test/proof/target.js';
 import { integerOptions } from './args.js';
@@ -5,8 +6,9 @@ import { formatSummary, runFuzz } from './fuzz/run.js';
 
 /**
  * `npm run fuzz [-- --seed N --count N --concurrency N]`: the long contract fuzz (docs/security.md).
- * Starts a gateway on embedded PGlite, or on a fresh database of the PostgreSQL server named by
- * TEST_DATABASE_URL, and exits non-zero when any answer breaks the published contract.
+ * Starts a gateway on a fresh database of the test suite's PostgreSQL server (test/global-setup.ts:
+ * TEST_POSTGRES_SERVER, or the throwaway cluster scripts/pg-cluster.sh starts), and exits non-zero when
+ * any answer breaks the published contract.
  */
 async function main(): Promise<void> {
   const options = integerOptions(process.argv.slice(2), {
@@ -14,11 +16,10 @@ async function main(): Promise<void> {
     count: 50_000,
     concurrency: 4,
   });
+  await prepareTestDatabases();
   const gw = await startTestGateway({ env: { RATE_LIMIT_MAX: '10000000', LOG_LEVEL: 'warn' } });
   try {
-    process.stderr.write(
-      `fuzzing ${gw.url} (${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}), seed ${options.seed}, ${options.count} probes\n`,
-    );
+    process.stderr.write(`fuzzing ${gw.url}, seed ${options.seed}, ${options.count} probes\n`);
     const summary = await runFuzz(fuzzTarget(gw), {
       ...options,
       sweep: true,

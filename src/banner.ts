@@ -16,9 +16,9 @@ export function printBanner(
     `  API reference: ${config.publicUrl}/docs`,
   ];
   if (embedded) {
-    const where = config.dataDir === 'memory://' ? 'a throwaway cluster, removed at exit' : `data in ${embedded.pgdata}`;
+    const throwaway = config.dataDir === 'memory://' ? ', a throwaway cluster removed at exit' : '';
     banner.push(
-      `  Embedded PostgreSQL (${where}), stopped with the gateway:`,
+      `  Embedded PostgreSQL (data in ${embedded.pgdata}${throwaway}), stopped with the gateway:`,
       `    ${embedded.url}`,
       '    (for pg_dump and psql; reachable from this machine only)',
     );

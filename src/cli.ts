@@ -3,10 +3,12 @@ import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
 import { createMerchant, setMerchantStatus, validateMerchantInput } from './modules/merchants/index.js';
 import { openStorage, type Db } from './storage/db.js';
-import { startEmbeddedServer } from './storage/embedded-server.js';
+import { EmbeddedServerError, startEmbeddedServer } from './storage/embedded-server.js';
+import { importDump } from './storage/import-dump.js';
 
 const USAGE = `usage: gateway merchant create --email E --password P --name N
-       gateway merchant status --id MERCHANT_ID --status active|restricted|suspended`;
+       gateway merchant status --id MERCHANT_ID --status active|restricted|suspended
+       gateway store import --file DUMP.sql   (the earlier embedded store's dump, into a new DATA_DIR)`;
 
 /**
  * Operator CLI. Prints exactly one JSON object on stdout on success; messages go to stderr.
@@ -17,6 +19,7 @@ async function main(argv: string[]): Promise<number> {
   const [group, command, ...rest] = argv;
   if (group === 'merchant' && command === 'create') return merchantCreate(rest);
   if (group === 'merchant' && command === 'status') return merchantStatus(rest);
+  if (group === 'store' && command === 'import') return storeImport(rest);
   process.stderr.write(`${USAGE}\n`);
   return 2;
 }
@@ -37,6 +40,20 @@ async function merchantStatus(args: string[]): Promise<number> {
     return 2;
   }
   return onStore((db) => setMerchantStatus({ db }, { merchantId: Number(values.id), status: values.status }));
+}
+
+async function storeImport(args: string[]): Promise<number> {
+  const values = options(args, ['file'] as const);
+  if (!values) return 2;
+  const config = loadConfig();
+  if (config.databaseUrl) {
+    process.stderr.write(
+      'store import loads into the embedded server of DATA_DIR: unset DATABASE_URL (use psql for a server of your own)\n',
+    );
+    return 2;
+  }
+  process.stdout.write(`${JSON.stringify(await importDump(config.dataDir, values.file))}\n`);
+  return 0;
 }
 
 /** The command's options, every one required; undefined (with the usage on stderr) when they are off. */
@@ -82,7 +99,9 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
     const message =
-      error instanceof AppError || error instanceof ConfigError ? error.message : `error: ${(error as Error).message}`;
+      error instanceof AppError || error instanceof ConfigError || error instanceof EmbeddedServerError
+        ? error.message
+        : `error: ${(error as Error).message}`;
     process.stderr.write(`${message}\n`);
     process.exit(1);
   },

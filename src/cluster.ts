@@ -2,7 +2,13 @@ import cluster, { type Worker } from 'node:cluster';
 import { printBanner } from './banner.js';
 import type { Config } from './config.js';
 import { systemClock } from './lib/clock.js';
-import { pointSandboxAt, prepareStore, startBuiltInSandbox, startEmbeddedDatabase, type StartOptions } from './server.js';
+import {
+  pointSandboxAt,
+  prepareStore,
+  startBuiltInSandbox,
+  startEmbeddedDatabase,
+  type StartOptions,
+} from './server.js';
 
 /**
  * WORKERS > 1: one primary process and that many workers sharing the port (Node's cluster module).

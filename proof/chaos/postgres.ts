@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import { ROOT } from '../../test/helpers/processes.js';
 
@@ -10,7 +9,7 @@ import { ROOT } from '../../test/helpers/processes.js';
 export function chaosCluster(port: number) {
   const dir = `/tmp/svc-gateway-chaos-pg-${port}`;
   const env = { ...process.env, PG_TEST_PORT: String(port), PG_TEST_DIR: dir };
-  const bin = () => `/usr/lib/postgresql/${readdirSync('/usr/lib/postgresql').sort().pop()}/bin`;
+  const bin = () => execFileSync('scripts/pg-cluster.sh', ['bindir'], { cwd: ROOT, env, encoding: 'utf8' }).trim();
   const asPostgres = (args: string[]) =>
     process.getuid?.() === 0
       ? execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: 'ignore' })

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openStorage } from '../../src/storage/db.js';
+import { startEmbeddedServer } from '../../src/storage/embedded-server.js';
 import { checkAnswers, checkCardData, checkOutcomes, checkStore, type Verdict } from './checks.js';
 import { runOrder, type ClientOptions, type Order } from './clients.js';
 import { freePort, GatewayLives, startSandboxProcess } from './processes.js';
@@ -16,7 +17,10 @@ export interface ChaosOptions {
   concurrency: number;
   /** Faults to inject (gateway kills, or PostgreSQL immediate stops). */
   faults: number;
-  /** A PostgreSQL database for the gateway; without it, embedded PGlite in a fresh directory. */
+  /**
+   * A PostgreSQL database for the gateway; without it, the default store: the embedded PostgreSQL server
+   * in a fresh DATA_DIR, which a killed gateway leaves running and the next start takes over.
+   */
   databaseUrl?: string;
   /** Stops PostgreSQL immediately and starts it again (scenario "postgres"). */
   restartPostgres?: () => Promise<void>;
@@ -180,12 +184,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       );
 
     await gateway.stop();
-    const storage = await openStorage({ databaseUrl: options.databaseUrl, dataDir: dataDir ?? 'memory://' });
+    // The stopped gateway stopped its embedded server; it is started again to read the store.
+    const embedded = dataDir ? await startEmbeddedServer(dataDir, { role: 'tool' }) : undefined;
+    const storage = await openStorage({ databaseUrl: embedded?.url ?? options.databaseUrl! });
     try {
       await checkStore(storage.db, verdict);
       await checkCardData(storage.db, gateway.allLogs(), verdict);
     } finally {
       await storage.close();
+      await embedded?.stop();
     }
   } finally {
     await gateway.stop();
@@ -195,7 +202,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   return {
     ...verdict,
     scenario: options.scenario,
-    storage: options.databaseUrl ? 'PostgreSQL' : 'PGlite',
+    storage: options.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : 'embedded PostgreSQL',
     orders: options.orders,
     requestsSent: counters.sent,
     faultsInjected: faults,

@@ -43,7 +43,7 @@ export interface StorageOptions {
 
 // int8 (ids, minor-unit amounts) arrive as numbers, not pg's strings. Values stay below 2^53 (amounts
 // are capped at 999,999,999.99).
-const pgTypes = {
+export const pgTypes = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
     oid === 20 ? (value: string) => Number(value) : (pg.types.getTypeParser(oid, format) as (value: string) => unknown),
 };

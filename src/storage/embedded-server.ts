@@ -1,6 +1,17 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -61,8 +72,6 @@ const SETTINGS: Record<string, string> = {
 export async function startEmbeddedServer(dataDir: string, options: EmbeddedServerOptions): Promise<EmbeddedServer> {
   const throwaway = dataDir === 'memory://';
   const dir = throwaway ? mkdtempSync(path.join(tmpdir(), 'svc-gateway-')) : dataDir;
-  // mkdtemp makes it 0700: the server user (another one, as root) must enter it.
-  if (throwaway) chmodSync(dir, 0o755);
   try {
     return await open(dir, throwaway, options);
   } catch (error) {
@@ -75,6 +84,9 @@ async function open(dir: string, throwaway: boolean, options: EmbeddedServerOpti
   mkdirSync(dir, { recursive: true });
   refuseEarlierStore(dir);
   const runAs = serverUser();
+  // As root, the server user must pass through DATA_DIR (made 0700 by mkdtemp, say) to its cluster; it
+  // gets that right only (no listing): the password file stays root's alone.
+  if (runAs.uid !== undefined) chmodSync(dir, statSync(dir).mode | 0o011);
   const bin = await binaries(runAs);
   const pgdata = path.join(dir, 'postgresql');
   const files = {
@@ -149,8 +161,8 @@ function refuseEarlierStore(dir: string): void {
   if (!existsSync(path.join(earlier, 'PG_VERSION'))) return;
   throw new EmbeddedServerError(
     `${earlier} holds the data of the earlier embedded store (PGlite), which this version does not open. ` +
-      `Carry it over with \`npm run gateway -- store import-pglite ${earlier}\`, ` +
-      'which copies it into the embedded PostgreSQL server and renames the old directory; see docs/operations.md.',
+      'Carry it over: move it out of DATA_DIR, dump it with @electric-sql/pglite-tools, then ' +
+      '`npm run gateway -- store import --file <dump.sql>` (docs/embedded-database.md has the commands).',
   );
 }
 
@@ -202,9 +214,13 @@ function serverUser(): RunAs {
   try {
     return ids();
   } catch {
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SERVER_USER], {
-      stdio: 'ignore',
-    });
+    execFileSync(
+      'useradd',
+      ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SERVER_USER],
+      {
+        stdio: 'ignore',
+      },
+    );
     return ids();
   }
 }

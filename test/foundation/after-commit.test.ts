@@ -8,7 +8,7 @@ import { freshDatabaseUrl } from '../helpers/database.js';
 // transaction that rolled back, nor before its commit answered.
 let storage: Storage;
 beforeAll(async () => {
-  storage = await openStorage({ databaseUrl: await freshDatabaseUrl(), dataDir: 'memory://' });
+  storage = await openStorage({ databaseUrl: await freshDatabaseUrl() });
 });
 afterAll(async () => storage?.close());
 

@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../../src/storage/db.js';
-import { freshDatabaseUrl, storageKind } from '../helpers/database.js';
+import { openStorage, type Storage } from '../../src/storage/db.js';
+import { startEmbeddedServer } from '../../src/storage/embedded-server.js';
 import { buildOnce, gatewayCli, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 
-// The CLI is run exactly as documented: `npm run --silent gateway -- merchant create …` (it builds, then runs dist/src/cli.js).
+// The CLI is run exactly as documented: `npm run --silent gateway -- merchant create …` (it builds, then runs
+// dist/src/cli.js), on the default store: the embedded PostgreSQL server of DATA_DIR, without DATABASE_URL.
 const SLOW = { timeout: 180_000 };
 const PASSWORD = 'a long enough password';
 
@@ -15,11 +16,10 @@ let store: Record<string, string>;
 let gateway: GatewayProcess | undefined;
 const created: Array<{ merchantId: number; userId: number; email: string }> = [];
 
-beforeAll(async () => {
+beforeAll(() => {
   buildOnce();
   dataDir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-cli-'));
-  const databaseUrl = await freshDatabaseUrl();
-  store = { DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  store = { DATA_DIR: dataDir };
 });
 afterAll(() => {
   if (gateway?.child.exitCode === null) gateway.child.kill('SIGKILL');
@@ -28,6 +28,21 @@ afterAll(() => {
 
 const createMerchant = (email: string, password: string, name: string) =>
   gatewayCli(['merchant', 'create', '--email', email, '--password', password, '--name', name], store);
+
+/** The server is running on the data directory (PostgreSQL's own postmaster.pid is there while it runs). */
+const serverRunning = () => existsSync(path.join(dataDir, 'postgresql', 'postmaster.pid'));
+
+/** Reads the data directory as the CLI does: through its server, started for the call when it is not running. */
+async function onStore<T>(read: (storage: Storage) => Promise<T>): Promise<T> {
+  const server = await startEmbeddedServer(dataDir, { role: 'tool' });
+  const storage = await openStorage({ databaseUrl: server.url });
+  try {
+    return await read(storage);
+  } finally {
+    await storage.close();
+    await server.stop();
+  }
+}
 
 async function login(email: string, password: string): Promise<number> {
   const response = await fetch(`${gateway!.banner.url}/auth/login`, {
@@ -42,6 +57,8 @@ async function login(email: string, password: string): Promise<number> {
 describe('gateway merchant create', () => {
   it('prints exactly one JSON object with merchantId, userId and email', SLOW, async () => {
     const result = await createMerchant('Owner@Shop.example', PASSWORD, 'The Shop');
+    // No gateway runs: the CLI started the data directory's server for its call, and stopped it.
+    expect(serverRunning()).toBe(false);
     expect(result.stderr).not.toMatch(/error/i);
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
@@ -70,9 +87,7 @@ describe('gateway merchant create', () => {
   });
 
   it(
-    storageKind() === 'postgres'
-      ? 'works on PostgreSQL while a gateway is running, and the gateway sees the new merchant at once'
-      : 'refuses clearly while a gateway holds the same embedded store',
+    'works through the running gateway’s server: the gateway sees the change at once and keeps its server',
     SLOW,
     async () => {
       gateway = await startGatewayProcess({ NODE_ENV: 'development', PORT: '0', ...store });
@@ -81,33 +96,27 @@ describe('gateway merchant create', () => {
       expect(await login('owner@shop.example', PASSWORD)).toBe(200);
 
       const result = await createMerchant('second@shop.example', PASSWORD, 'Second Shop');
-      if (storageKind() === 'postgres') {
-        expect(result.code).toBe(0);
-        created.push(JSON.parse(result.stdout));
-        expect(await login('second@shop.example', PASSWORD)).toBe(200);
-      } else {
-        expect(result.code).not.toBe(0);
-        expect(result.stdout).toBe('');
-        expect(result.stderr).toContain(`is in use by process ${gateway.child.pid}`);
-        expect(result.stderr).toContain('DATABASE_URL');
-        expect(await login('second@shop.example', PASSWORD)).toBe(401);
-      }
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      created.push(JSON.parse(result.stdout));
+      expect(await login('second@shop.example', PASSWORD)).toBe(200);
+      // The CLI used the server; it is the gateway's to stop.
+      expect(serverRunning()).toBe(true);
+      expect(await login('owner@shop.example', PASSWORD)).toBe(200);
 
       gateway.child.kill('SIGTERM');
       expect(await gateway.exited).toBe(0);
+      expect(serverRunning()).toBe(false);
     },
   );
 
   it('leaves exactly the accounts it reported', SLOW, async () => {
-    const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: store.DATA_DIR });
-    try {
+    await onStore(async (storage) => {
       const users = await storage.db.selectFrom('users').select(['id', 'merchant_id', 'email']).orderBy('id').execute();
       expect(users.map((u) => ({ merchantId: u.merchant_id, userId: u.id, email: u.email }))).toEqual(created);
       const merchants = await storage.db.selectFrom('merchants').select('id').execute();
       expect(merchants).toHaveLength(created.length);
-    } finally {
-      await storage.close();
-    }
+    });
   });
 });
 
@@ -120,17 +129,10 @@ describe('gateway merchant status', () => {
     const suspended = await setStatus(String(merchantId), 'suspended');
     expect(suspended.code).toBe(0);
     expect(JSON.parse(suspended.stdout)).toEqual({ merchantId, status: 'suspended' });
-    const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: store.DATA_DIR });
-    try {
-      const row = await storage.db
-        .selectFrom('merchants')
-        .select('status')
-        .where('id', '=', merchantId)
-        .executeTakeFirst();
-      expect(row?.status).toBe('suspended');
-    } finally {
-      await storage.close();
-    }
+    const row = await onStore((storage) =>
+      storage.db.selectFrom('merchants').select('status').where('id', '=', merchantId).executeTakeFirst(),
+    );
+    expect(row?.status).toBe('suspended');
     expect(JSON.parse((await setStatus(String(merchantId), 'active')).stdout)).toEqual({
       merchantId,
       status: 'active',
@@ -139,7 +141,7 @@ describe('gateway merchant status', () => {
 
   it('refuses an unknown status, an unknown merchant and a malformed id, changing nothing', SLOW, async () => {
     const { merchantId } = created[0];
-    // One after another: the embedded store admits one process at a time.
+    // One after another: each call starts the data directory's server for itself and stops it after.
     const badStatus = await setStatus(String(merchantId), 'frozen');
     const unknown = await setStatus('999999', 'suspended');
     const malformed = await setStatus('1e3', 'suspended');

@@ -22,7 +22,7 @@ async function freshStore(): Promise<Record<string, string>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-devsecrets-'));
   scratch.push(dir);
   const databaseUrl = await freshDatabaseUrl();
-  return { DATA_DIR: dir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  return { DATA_DIR: dir, DATABASE_URL: databaseUrl };
 }
 
 async function start(env: Record<string, string>): Promise<GatewayProcess> {
@@ -38,7 +38,7 @@ async function stop(gateway: GatewayProcess): Promise<void> {
 
 /** Everything a start could write: secrets, merchants, users, keys. */
 async function snapshot(store: Record<string, string>) {
-  const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: store.DATA_DIR });
+  const storage = await openStorage({ databaseUrl: store.DATABASE_URL });
   try {
     const { db } = storage;
     return {

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { groupCommit, groupsCommits, type GroupStats } from '../../src/storage/group-commit.js';
 import { openStorage } from '../../src/storage/db.js';
+import { freshDatabaseUrl } from '../helpers/database.js';
 
 // The grouping itself, with statements that are functions here: which calls go alone, which go
 // together, and who gets which answer when the database refuses a group or the connection is lost.
@@ -136,8 +137,8 @@ it('keeps inFlight statements on their way at once', async () => {
 });
 
 it('groups only on a store that groups, and never inside a caller’s transaction', async () => {
-  const grouping = await openStorage({ dataDir: 'memory://', groupCommit: true });
-  const plain = await openStorage({ dataDir: 'memory://' });
+  const grouping = await openStorage({ databaseUrl: await freshDatabaseUrl(), groupCommit: true });
+  const plain = await openStorage({ databaseUrl: await freshDatabaseUrl() });
   try {
     expect(groupsCommits(grouping.db)).toBe(true);
     expect(groupsCommits(plain.db)).toBe(false);

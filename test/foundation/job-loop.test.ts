@@ -10,7 +10,7 @@ import { freshDatabaseUrl } from '../helpers/database.js';
 // call to runDue, what tests and operators use after moving the clock, runs every sweep at once.
 let storage: Storage;
 beforeAll(async () => {
-  storage = await openStorage({ databaseUrl: await freshDatabaseUrl(), dataDir: 'memory://' });
+  storage = await openStorage({ databaseUrl: await freshDatabaseUrl() });
 });
 afterAll(async () => storage.close());
 

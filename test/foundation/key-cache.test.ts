@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeyCache, verifyApiKey, type KeyCache } from '../../src/modules/api-keys/index.js';
 import { setMerchantStatus } from '../../src/modules/merchants/index.js';
 import { startHeartbeat, type Heartbeat } from '../../src/modules/instances/index.js';
-import type { NoticeHandlers, Storage } from '../../src/storage/db.js';
-import { storageKind } from '../helpers/database.js';
+import type { Storage } from '../../src/storage/db.js';
 import { startTestGateway, type CallResult, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { teammate } from '../panel/fixtures.js';
 import { session, type Signed } from '../team/fixtures.js';
@@ -12,19 +11,17 @@ import { session, type Signed } from '../team/fixtures.js';
 /**
  * The exact API-key cache (src/modules/api-keys/key-cache.ts): keys are answered from memory, and once
  * a rotation, a suspension, or the demotion to viewer or removal of the key's user has answered, no
- * instance accepts the old key. On PostgreSQL the second
- * instance is a second gateway on the same database, as in production; PGlite cannot be shared
- * between processes, so there both roles are played by the one instance.
+ * instance accepts the old key. The second instance is a second gateway on the same database, as in
+ * production.
  */
-const shareDatabase = storageKind() === 'postgres';
 let a: TestGateway;
 let b: TestGateway;
 beforeAll(async () => {
   a = await startTestGateway();
-  b = shareDatabase ? await startTestGateway({ env: { DATABASE_URL: a.config.databaseUrl! } }) : a;
+  b = await startTestGateway({ env: { DATABASE_URL: a.config.databaseUrl! } });
 });
 afterAll(async () => {
-  if (b !== a) await b?.close();
+  await b?.close();
   await a?.close();
 });
 
@@ -159,26 +156,16 @@ describe('the key cache', () => {
 });
 
 /**
- * A cache of its own over the gateway's store, whose listener the test can take away: on PostgreSQL by
- * terminating the listening backend, on PGlite (whose in-process listener cannot fail) by telling the
- * cache its connection was lost, as storage/db.ts would.
+ * A cache of its own over the gateway's store, whose listener the test takes away by terminating the
+ * listening backend.
  */
 describe('a cache that loses its listener', () => {
   let heartbeat: Heartbeat;
   let cache: KeyCache;
-  let handlers: NoticeHandlers | undefined;
   beforeAll(async () => {
-    const storage = a.gateway.app.ctx.storage;
-    const observed: Storage = {
-      ...storage,
-      listen: (channel, given) => {
-        handlers = given;
-        return storage.listen(channel, given);
-      },
-    };
-    heartbeat = await startHeartbeat(a.db, a.gateway.app.ctx.logger, { soleInstance: false });
+    heartbeat = await startHeartbeat(a.db, a.gateway.app.ctx.logger);
     cache = await startKeyCache(
-      { storage: observed, instanceId: heartbeat.instanceId, logger: a.gateway.app.ctx.logger },
+      { storage: a.gateway.app.ctx.storage, instanceId: heartbeat.instanceId, logger: a.gateway.app.ctx.logger },
       { enabled: true },
     );
   });
@@ -200,13 +187,9 @@ describe('a cache that loses its listener', () => {
     await cache.lookup('hash-1', read);
     expect(reads).toBe(1);
 
-    if (shareDatabase) {
-      await sql`select pg_terminate_backend(pid) from pg_stat_activity
-        where application_name = 'svc-gateway-listener' and datname = current_database()`.execute(a.db);
-      await until(() => !cache.stats().usable, 'the lost listener to be noticed');
-    } else {
-      handlers!.lost(new Error('connection lost (test)'));
-    }
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+      where application_name = 'svc-gateway-listener' and datname = current_database()`.execute(a.db);
+    await until(() => !cache.stats().usable, 'the lost listener to be noticed');
     expect(cache.stats().entries).toBe(0);
     await cache.lookup('hash-1', read);
     await cache.lookup('hash-1', read);
@@ -235,7 +218,7 @@ describe('an instance whose notices come late', () => {
       listen: (channel, given) =>
         storage.listen(channel, { ...given, notice: (payload) => setTimeout(() => given.notice(payload), LATE_MS) }),
     };
-    heartbeat = await startHeartbeat(a.db, a.gateway.app.ctx.logger, { soleInstance: false });
+    heartbeat = await startHeartbeat(a.db, a.gateway.app.ctx.logger);
     cache = await startKeyCache(
       { storage: late, instanceId: heartbeat.instanceId, logger: a.gateway.app.ctx.logger },
       { enabled: true },

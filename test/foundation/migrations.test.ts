@@ -1,15 +1,23 @@
 import { createHash } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { claimDueDeliveries } from '../../src/modules/notifications/repository.js';
 import { migrationProvider } from '../../src/storage/migrations/index.js';
-import { PGliteDialect } from '../../src/storage/pglite-dialect.js';
+import { pgTypes } from '../../src/storage/db.js';
+import { emptyDatabaseUrl } from '../helpers/database.js';
 
 // An upgrade loses nothing acknowledged: what a running gateway left waiting when it stopped (events not
 // yet handed to delivery, deliveries not yet sent) is still found after the new version's migrations ran.
-const pglite = new PGlite();
-const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+/** A database without any table, each migration applied by the test itself. */
+const emptyStore = async () =>
+  new Kysely<any>({
+    dialect: new PostgresDialect({
+      pool: new pg.Pool({ connectionString: await emptyDatabaseUrl(), max: 2, types: pgTypes }),
+    }),
+  });
+
+const db = await emptyStore();
 const migrator = new Migrator({ db, provider: migrationProvider });
 afterAll(async () => db.destroy());
 
@@ -48,7 +56,7 @@ it('gives the deliveries made before it their endpoint, so the claim finds the p
 });
 
 it('marks replays across receivers received before events were unique, and redacts stored authentication values (0025)', async () => {
-  const own = new Kysely<any>({ dialect: new PGliteDialect(new PGlite()) });
+  const own = await emptyStore();
   try {
     const ownMigrator = new Migrator({ db: own, provider: migrationProvider });
     expect((await ownMigrator.migrateTo('0022_delivery_endpoints')).error).toBeUndefined();
@@ -86,7 +94,7 @@ it('marks replays across receivers received before events were unique, and redac
 
 it('revokes the API keys that viewers and removed users still held (0027)', async () => {
   // A store of its own: the tests above have migrated theirs to the latest already.
-  const store = new Kysely<any>({ dialect: new PGliteDialect(new PGlite()) });
+  const store = await emptyStore();
   try {
     const migrator = new Migrator({ db: store, provider: migrationProvider });
     expect((await migrator.migrateTo('0022_delivery_endpoints')).error).toBeUndefined();
@@ -121,7 +129,7 @@ it('revokes the API keys that viewers and removed users still held (0027)', asyn
 });
 
 it('removes the unkeyed digests of stored idempotency keys, keeping their answers and recovery points (0023)', async () => {
-  const store = new Kysely<any>({ dialect: new PGliteDialect(new PGlite()) });
+  const store = await emptyStore();
   try {
     const upgrade = new Migrator({ db: store, provider: migrationProvider });
     expect((await upgrade.migrateTo('0022_delivery_endpoints')).error).toBeUndefined();

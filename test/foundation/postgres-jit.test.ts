@@ -42,7 +42,7 @@ it("compiles no statement with JIT in the gateway's sessions, where the server c
   // The URL's own options are kept beside the gateway's.
   const withOptions = new URL(url);
   withOptions.searchParams.set('options', '-c statement_timeout=4321');
-  storage = await openStorage({ databaseUrl: withOptions.toString(), dataDir: 'memory://' });
+  storage = await openStorage({ databaseUrl: withOptions.toString() });
   const { rows } = await sql.raw<Record<string, unknown>>(QUERY).execute(storage.db);
   expect(jitOf(rows)).toBeUndefined();
   const timeout = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(storage.db);

@@ -8,7 +8,7 @@ import { countMerchants } from '../../src/modules/merchants/repository.js';
 import { openStorage } from '../../src/storage/db.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 import { knock } from '../helpers/lifecycle.js';
-import { buildOnce, run, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
+import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
 
 // `npm start` is the build (when stale) then scripts/gateway.sh: these tests build once and run the latter.
@@ -16,12 +16,11 @@ const SLOW = { timeout: 180_000 };
 const scratch: string[] = [];
 const running: GatewayProcess[] = [];
 
-/** A store of the suite's kind: a fresh PostgreSQL database when TEST_DATABASE_URL is set, else an embedded one in a temp dir. */
+/** A fresh database of the suite's server (the embedded server's own start: embedded-server.test.ts). */
 async function freshStore(): Promise<Record<string, string>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-start-'));
   scratch.push(dir);
-  const databaseUrl = await freshDatabaseUrl();
-  return { DATA_DIR: dir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  return { DATA_DIR: dir, DATABASE_URL: await freshDatabaseUrl() };
 }
 
 async function start(env: Record<string, string>): Promise<GatewayProcess> {
@@ -44,7 +43,7 @@ const json = (body: unknown): RequestInit => ({
 
 /** What a stopped gateway left in its store: merchant count and persisted secrets. */
 async function inspect(store: Record<string, string>): Promise<{ merchants: number; secrets: Record<string, string> }> {
-  const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: store.DATA_DIR });
+  const storage = await openStorage({ databaseUrl: store.DATABASE_URL });
   try {
     const rows = await storage.db.selectFrom('system_secrets').select(['name', 'value']).execute();
     return {
@@ -60,16 +59,6 @@ beforeAll(() => buildOnce());
 afterAll(async () => {
   for (const gateway of running) if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
-});
-
-describe('npm start with a bad memory setting', () => {
-  it('names NODE_SEMI_SPACE_MB and exits 1 before Node starts', async () => {
-    for (const value of ['abc', '0', '8.5']) {
-      const result = await run('bash', ['scripts/gateway.sh'], { NODE: process.execPath, NODE_SEMI_SPACE_MB: value });
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`NODE_SEMI_SPACE_MB must be a whole number of MB from 1 to 9999, got '${value}'`);
-    }
-  });
 });
 
 describe('npm start in development', () => {
@@ -97,13 +86,11 @@ describe('npm start in development', () => {
     expect(login.status).toBe(200);
     accessToken = login.body.accessToken;
 
-    // The process answering is node itself (the start script execs it), with the memory settings that
-    // keep an idle gateway small (docs/performance.md, "Idle memory"); the young generation's limit is
-    // for the embedded store only.
+    // The process answering is node itself (the start script execs it), with the memory setting that
+    // keeps an idle gateway small (docs/performance.md, "Idle memory").
     const pid = first.child.pid!;
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     expect(args).toContain('dist/src/main.js');
-    expect(args.includes('--max-semi-space-size=8')).toBe(store.DATABASE_URL === undefined);
     expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=32768');
   });
 

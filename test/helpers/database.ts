@@ -1,44 +1,99 @@
-import pg from 'pg';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { migrate } from '../../src/storage/db.js';
 
 /**
- * With TEST_DATABASE_URL (the throwaway cluster scripts/pg-cluster.sh starts), each gateway
- * gets a fresh database on the real PostgreSQL server; without it, embedded PGlite in memory.
+ * Every test database lives on the suite's PostgreSQL server: the throwaway cluster scripts/test.sh (or,
+ * when a file is run on its own, test/global-setup.ts) starts from the embedded server's binaries.
+ * TEST_POSTGRES_SERVER is that server itself (an admin URL); TEST_DATABASE_URL is the way gateways
+ * reach it: the server, or a transaction-pooling PgBouncer in front of it (the Node 24 pass).
  */
-export async function freshDatabaseUrl(): Promise<string | undefined> {
-  const admin = process.env.TEST_DATABASE_URL;
-  return admin ? createDatabase(admin) : undefined;
+const server = () => required('TEST_POSTGRES_SERVER');
+
+/** The migrated database every test database is cloned from (test/global-setup.ts makes it). */
+export const TEMPLATE_DATABASE = 'gateway_template';
+
+/**
+ * Once per run, before any test: the suite's server (started here with scripts/pg-cluster.sh when
+ * TEST_POSTGRES_SERVER is unset, and left running for the next run) and the migrated template every
+ * test database is cloned from, so that a gateway's start copies a database instead of migrating one.
+ */
+export async function prepareTestDatabases(): Promise<void> {
+  if (!process.env.TEST_POSTGRES_SERVER) {
+    const url = execFileSync('bash', ['scripts/pg-cluster.sh', 'start'], { encoding: 'utf8' }).trim();
+    process.env.TEST_POSTGRES_SERVER = url;
+    process.env.TEST_DATABASE_URL ??= url;
+  }
+  const admin = new pg.Client({ connectionString: server() });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${TEMPLATE_DATABASE} with (force)`);
+    await admin.query(`create database ${TEMPLATE_DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server());
+  url.pathname = `/${TEMPLATE_DATABASE}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  const db = new Kysely<never>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await migrate(db as never);
+  } finally {
+    // A template is copied only while nobody is connected to it.
+    await db.destroy();
+  }
+}
+
+/** A fresh database, already migrated (a copy of the template), reached the way gateways reach it. */
+export async function freshDatabaseUrl(): Promise<string> {
+  return reachable(await createDatabase(`template ${TEMPLATE_DATABASE}`));
+}
+
+/** A fresh database without any table (for the tests of the migrations themselves). */
+export async function emptyDatabaseUrl(): Promise<string> {
+  return reachable(await createDatabase('template template0'));
 }
 
 /**
- * A fresh database on the real PostgreSQL server, for the tests that need one on every pass, PGlite's
- * included (scripts/test.sh exports TEST_POSTGRES_SERVER, the server itself, never the PgBouncer).
+ * A fresh migrated database on the server directly, never through the PgBouncer (tests that drop
+ * connections, prepare statements or read the server's plans).
  */
 export async function freshPostgresDatabaseUrl(): Promise<string> {
-  const server = process.env.TEST_POSTGRES_SERVER;
-  if (!server)
-    throw new Error('TEST_POSTGRES_SERVER is not set: run scripts/test.sh, or set it to a PostgreSQL admin URL');
-  return createDatabase(server);
+  const url = new URL(server());
+  url.pathname = `/${await createDatabase(`template ${TEMPLATE_DATABASE}`)}`;
+  return url.toString();
 }
 
-async function createDatabase(adminUrl: string): Promise<string> {
+async function createDatabase(from: string): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: adminUrl });
+  const client = new pg.Client({ connectionString: server() });
   await client.connect();
   try {
-    await client.query(`create database ${name}`);
+    await client.query(`create database ${name} ${from}`);
   } finally {
     await client.end();
   }
-  const url = new URL(adminUrl);
+  return name;
+}
+
+function reachable(name: string): string {
+  const url = new URL(process.env.TEST_DATABASE_URL ?? server());
   url.pathname = `/${name}`;
   return url.toString();
 }
 
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value)
+    throw new Error(`${name} is not set: run the tests with npm test or vitest (test/global-setup.ts sets it)`);
+  return value;
+}
+
 /**
- * The suite's last server pass reaches PostgreSQL through a transaction-pooling PgBouncer
- * (scripts/test.sh), through which LISTEN hears nothing; TEST_DATABASE_LISTEN_SERVER is the server
- * itself, and a database behind the bouncer is listened to there (DATABASE_LISTEN_URL), as in production.
+ * Behind the transaction-pooling PgBouncer LISTEN hears nothing: TEST_DATABASE_LISTEN_SERVER is the
+ * server itself, and a database behind the bouncer is listened to there (DATABASE_LISTEN_URL), as in production.
  */
 export function listenEnvFor(databaseUrl: string | undefined): Record<string, string> {
   const direct = process.env.TEST_DATABASE_LISTEN_SERVER;
@@ -48,5 +103,3 @@ export function listenEnvFor(databaseUrl: string | undefined): Record<string, st
   url.pathname = new URL(databaseUrl).pathname;
   return { DATABASE_LISTEN_URL: url.toString() };
 }
-
-export const storageKind = () => (process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite');

@@ -54,8 +54,8 @@ let counter = 0;
 export const PASSWORD = 'correct horse battery staple';
 
 /**
- * Starts the real gateway on a random loopback port, on PGlite or a fresh PostgreSQL database
- * (see database.ts), with a manual clock and captured logs. Tests talk to it over HTTP.
+ * Starts the real gateway on a random loopback port, on a fresh database of the suite's PostgreSQL
+ * server (see database.ts), with a manual clock and captured logs. Tests talk to it over HTTP.
  */
 export async function startTestGateway(
   options: { env?: Record<string, string>; clock?: Clock; http?: StartOptions['http'] } = {},
@@ -71,7 +71,7 @@ export async function startTestGateway(
     // Tests sign in far more often than people do, all from 127.0.0.1 and mostly within one minute of a
     // manual clock: only the tests of the sign-in limit itself use its real quota.
     SIGNIN_RATE_LIMIT_MAX: '1000000',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    DATABASE_URL: databaseUrl,
     ...options.env,
     ...listenEnvFor(options.env?.DATABASE_URL ?? databaseUrl),
   });
@@ -87,7 +87,8 @@ export async function startTestGateway(
   const undeclared: string[] = [];
   const http = {
     onUndeclaredStatus: (violation: string) => undeclared.push(violation),
-    // PGlite's start blocks this shared event loop for seconds; only the load-shedding test sheds on it.
+    // Two files' gateways and browsers share two busy cores, where the event loop can lag for a second
+    // without anything being wrong; only the load-shedding test sheds on it.
     loadLimits: { ...DEFAULT_LOAD_LIMITS, maxEventLoopDelayMs: 0 },
     ...options.http,
   };

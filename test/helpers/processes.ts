@@ -83,6 +83,8 @@ export const gatewayCli = (args: string[], env: Record<string, string>) =>
 
 export interface Banner {
   url: string;
+  /** The embedded PostgreSQL server's URL, when the gateway runs one (no DATABASE_URL). */
+  database?: string;
   demo?: { email: string; password: string; userId: number; apiKey: string };
 }
 
@@ -99,7 +101,7 @@ export interface GatewayProcess {
 
 /**
  * Starts the gateway as `npm start` does after building (scripts/gateway.sh, which execs node on
- * dist/src/main.js with its memory settings, this test process's node) and parses its start-up banner.
+ * dist/src/main.js with its memory setting, this test process's node) and parses its start-up banner.
  */
 export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   const child = spawn('bash', ['scripts/gateway.sh'], {
@@ -151,9 +153,10 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
         apiKey: field('API key')!,
       }
     : undefined;
+  const database = /Embedded PostgreSQL .*\n\s+(postgres:\/\/\S+)/.exec(stderr)?.[1];
   return {
     child,
-    banner: { url, demo },
+    banner: { url, database, demo },
     stdout: () => stdout,
     stderr: () => stderr,
     exited,

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../sandbox/server.js';
 import { openStorage, type Storage } from '../../src/storage/db.js';
-import { freshDatabaseUrl, storageKind } from '../helpers/database.js';
+import { freshDatabaseUrl } from '../helpers/database.js';
 import { card, CARDS } from '../payments/fixtures.js';
 import { INSTANCE_LEASE_SECONDS } from '../../src/modules/instances/index.js';
 import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
@@ -27,8 +27,7 @@ beforeAll(async () => {
   buildOnce();
   sandbox = await startSandbox({ gatewayUrl: 'http://127.0.0.1:9', callbackSecret: CALLBACK_SECRET });
   scratch = mkdtempSync(path.join(tmpdir(), 'svc-gateway-crash-'));
-  const databaseUrl = await freshDatabaseUrl();
-  store = { DATA_DIR: scratch, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  store = { DATA_DIR: scratch, DATABASE_URL: await freshDatabaseUrl() };
 }, 180_000);
 afterAll(async () => {
   for (const gateway of running) if (gateway.child.exitCode === null) gateway.child.kill('SIGKILL');
@@ -268,9 +267,9 @@ describe('a creation interrupted between its commit and the storing of its answe
     },
   ];
 
-  /** The gateway's store, opened with the project's own storage code (the embedded one only while no gateway has it). */
+  /** The gateway's store, opened with the project's own storage code. */
   async function withStore(work: (storage: Storage) => Promise<void>): Promise<void> {
-    const storage = await openStorage({ databaseUrl: store.DATABASE_URL, dataDir: scratch });
+    const storage = await openStorage({ databaseUrl: store.DATABASE_URL });
     try {
       await work(storage);
     } finally {
@@ -278,25 +277,16 @@ describe('a creation interrupted between its commit and the storing of its answe
     }
   }
 
-  /** Where the embedded store's trigger says it holds the answer (its data directory is the store's pgdata). */
-  const heldMarker = (key: string) => path.join(scratch, 'pgdata', `answer-held-${key}`);
-
   /**
    * Holds the statement that stores the answer of the request with `key`: it sleeps in a trigger, after the
-   * creating transaction committed, before the answer is on the key. The embedded store runs on the
-   * gateway's own thread, which the sleep holds too, so its API cannot answer then: there the trigger first
-   * leaves a file in the store's directory, its word that the answer's statement has begun.
+   * creating transaction committed, before the answer is on the key.
    */
   async function holdStoredAnswer(key: string): Promise<void> {
-    await withStore(async ({ db, kind }) => {
-      const marker =
-        kind === 'pglite'
-          ? `execute format('copy (select 1) to %L', current_setting('data_directory') || '/answer-held-${key}');`
-          : '';
+    await withStore(async ({ db }) => {
       await sql
         .raw(
           `create function ${HOLD}() returns trigger language plpgsql as $$
-          begin ${marker} perform pg_sleep(3600); return new; end $$`,
+          begin perform pg_sleep(3600); return new; end $$`,
         )
         .execute(db);
       await sql
@@ -309,12 +299,11 @@ describe('a creation interrupted between its commit and the storing of its answe
   }
 
   async function releaseStoredAnswer(): Promise<void> {
-    await withStore(async ({ db, kind }) => {
+    await withStore(async ({ db }) => {
       // A server finds out that a client died only when it next writes to it: the killed gateway's session
       // would sleep on in the trigger, holding the key's row.
-      if (kind === 'postgres')
-        await sql`select pg_terminate_backend(pid) from pg_stat_activity
-          where datname = current_database() and wait_event = 'PgSleep'`.execute(db);
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and wait_event = 'PgSleep'`.execute(db);
       await sql.raw(`drop trigger ${HOLD} on idempotency_keys`).execute(db);
       await sql.raw(`drop function ${HOLD}()`).execute(db);
     });
@@ -325,7 +314,7 @@ describe('a creation interrupted between its commit and the storing of its answe
       `POST ${creation.path}: the retry answers with the object the killed run created, and creates none`,
       SLOW,
       async () => {
-        // The embedded store takes one process at a time: the gateway the tests above left running goes.
+        // The gateway the tests above left running goes: the demo key below is the new one's.
         for (const earlier of running) if (earlier.child.exitCode === null) await kill(earlier);
         const key = randomUUID();
         await holdStoredAnswer(key);
@@ -340,24 +329,21 @@ describe('a creation interrupted between its commit and the storing of its answe
         const interrupted = call(gateway.banner.url + creation.path, 'POST', apiKey, creation.body, {
           'x-idempotency-key': key,
         }).catch((error: Error) => error);
-        // Committed, its answer not stored: on a server the object is listed (its answer waits in the
-        // trigger); the embedded store's trigger says when it holds the answer, which follows the commit.
+        // Committed, its answer not stored: the object is listed (its answer waits in the trigger).
         let committed: number[] = [];
         for (let tries = 0; tries < 600; tries++) {
-          if (storageKind() === 'pglite' ? existsSync(heldMarker(key)) : (committed = await listed()).length > 0) break;
+          if ((committed = await listed()).length > 0) break;
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
-        if (storageKind() === 'pglite') expect(existsSync(heldMarker(key))).toBe(true);
-        else expect(committed).toHaveLength(1);
+        expect(committed).toHaveLength(1);
         await kill(gateway);
         expect(await interrupted).toBeInstanceOf(Error);
         await releaseStoredAnswer();
-        rmSync(heldMarker(key), { force: true });
 
         gateway = await start();
         const created = await listed();
         expect(created).toHaveLength(1);
-        if (storageKind() === 'postgres') expect(created).toEqual(committed);
+        expect(created).toEqual(committed);
         const retried = await retryUntilDecided(gateway.banner.url + creation.path, apiKey, creation.body, key);
         expect(retried.status, retried.text).toBe(200);
         expect(retried.headers.get('idempotent-replayed')).toBeNull();

@@ -1,29 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobRunner } from '../../src/jobs/queue.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import * as notifications from '../../src/modules/notifications/index.js';
-import { storageKind } from '../helpers/database.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
-// Delivery survives a restart and never sends one attempt from two instances. On PostgreSQL the
-// instances are two gateways on one database, as in production; PGlite cannot be shared between
-// processes, so there the second instance is a second delivery worker over the same store.
-const shareDatabase = storageKind() === 'postgres';
+// Delivery survives a restart and never sends one attempt from two instances: two gateways on one
+// database, as in production.
 const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
 let receiver: Receiver;
-let dataDir: string;
 beforeAll(async () => {
   receiver = await startReceiver();
-  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-notify-'));
 });
 afterAll(async () => {
   await receiver.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function payWithNotifyUrl(gw: TestGateway, m: TestMerchant, notifyPath: string): Promise<number> {
@@ -38,8 +27,7 @@ async function payWithNotifyUrl(gw: TestGateway, m: TestMerchant, notifyPath: st
 
 describe('a restart', () => {
   it('in the middle of the back-off loses nothing and doubles nothing', async () => {
-    const env = { DATA_DIR: dataDir };
-    const first = await startTestGateway({ env, clock });
+    const first = await startTestGateway({ clock });
     const m = await first.merchant();
     let second: TestGateway | undefined;
     try {
@@ -51,10 +39,7 @@ describe('a restart', () => {
       expect(receiver.at('/restart-backoff')).toHaveLength(1);
       expect(receiver.at('/restart-unqueued')).toHaveLength(0);
 
-      second = await startTestGateway({
-        env: { ...env, ...(shareDatabase ? { DATABASE_URL: first.config.databaseUrl! } : {}) },
-        clock,
-      });
+      second = await startTestGateway({ env: { DATABASE_URL: first.config.databaseUrl! }, clock });
       await second.runJobs();
       expect(receiver.at('/restart-unqueued')).toHaveLength(1);
       expect(receiver.at('/restart-backoff')).toHaveLength(1); // still backing off
@@ -74,33 +59,24 @@ describe('a restart', () => {
     } finally {
       await second?.close();
     }
-    // Two gateways start in it, each opening and migrating a store on disk: ~25 s on a quiet PGlite run.
   }, 90_000);
 });
 
 describe('two instances', () => {
   let a: TestGateway;
-  let b: TestGateway | undefined;
+  let b: TestGateway;
   beforeAll(async () => {
     a = await startTestGateway({ clock });
-    if (shareDatabase) b = await startTestGateway({ env: { DATABASE_URL: a.config.databaseUrl! }, clock });
+    b = await startTestGateway({ env: { DATABASE_URL: a.config.databaseUrl! }, clock });
   });
   afterAll(async () => {
     await b?.close();
     await a?.close();
   });
 
-  function secondInstance(): () => Promise<number> {
-    if (b) return () => b!.runJobs();
-    const ctx = a.gateway.app.ctx;
-    const worker = new JobRunner(ctx.db, clock, ctx.logger);
-    worker.use({}, notifications.worker(ctx).sweeps);
-    return () => worker.runDue();
-  }
-
   it('send each attempt once', async () => {
     const m = await a.merchant();
-    const runOnB = secondInstance();
+    const runOnB = () => b.runJobs();
     const payments = 12;
     for (let i = 0; i < payments; i++) await payWithNotifyUrl(a, m, '/instances');
     // Slow answers keep claims open while the other instance looks; the first four fail once.

@@ -21,7 +21,7 @@ afterEach(async () => {
 
 /** One connection, so the statement is prepared, deallocated and run again on the same session. */
 async function onePreparingConnection(): Promise<Storage> {
-  const storage = await openStorage({ databaseUrl, dataDir: 'memory://', poolSize: 1, preparedStatements: true });
+  const storage = await openStorage({ databaseUrl, poolSize: 1, preparedStatements: true });
   opened.push(storage);
   return storage;
 }

@@ -20,7 +20,7 @@ import { pendingDelivery } from '../notifications/deliveries.js';
 // the index cannot serve shows up as some other plan.
 let storage: Storage;
 beforeAll(async () => {
-  storage = await openStorage({ databaseUrl: await freshDatabaseUrl(), dataDir: 'memory://' });
+  storage = await openStorage({ databaseUrl: await freshDatabaseUrl() });
 });
 afterAll(async () => storage?.close());
 

@@ -1,16 +1,19 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { buildOnce, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 import { CARDS, h2hCard } from '../payments/fixtures.js';
 
 // `WORKERS=2 npm start`: two worker processes behind one port (Node's cluster module) on one
-// PostgreSQL, which is how any number of instances run. Needs a real PostgreSQL server on both
-// passes: scripts/test.sh exports TEST_POSTGRES_SERVER.
+// PostgreSQL, which is how any number of instances run; here on the default store, the embedded
+// PostgreSQL server the primary runs on DATA_DIR for its workers.
 let gateway: GatewayProcess;
 let apiKey: string;
 let databaseUrl: string;
+let dataDir: string;
 
 async function sql<T>(query: string, url = databaseUrl): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
@@ -64,15 +67,17 @@ const servingPids = () =>
 
 beforeAll(async () => {
   buildOnce();
-  databaseUrl = await freshPostgresDatabaseUrl();
-  gateway = await startGatewayProcess({ WORKERS: '2', PORT: '0', DATABASE_URL: databaseUrl });
+  dataDir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-workers-'));
+  gateway = await startGatewayProcess({ WORKERS: '2', PORT: '0', DATA_DIR: dataDir });
   apiKey = gateway.banner.demo!.apiKey;
+  databaseUrl = gateway.banner.database!;
 });
 afterAll(async () => {
   if (gateway && gateway.child.exitCode === null) {
     gateway.child.kill('SIGTERM');
     await gateway.exited;
   }
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('starts two workers on one port, prints one banner and creates the demo merchant once', async () => {
@@ -131,9 +136,14 @@ it('serves the one built-in sandbox’s 3-D Secure page from every worker and se
   throw new Error('the 3-D Secure payment never settled');
 });
 
-it('stops every worker on SIGTERM and exits 0', async () => {
+it('stops every worker, then the embedded server, on SIGTERM and exits 0', async () => {
+  const postmasterPid = path.join(dataDir, 'postgresql', 'postmaster.pid');
+  const serverPid = Number(readFileSync(postmasterPid, 'utf8').split('\n')[0]);
   gateway.child.kill('SIGTERM');
   expect(await gateway.exited).toBe(0);
   const pids = [...servingPids()];
   for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  // pg_ctl's stop returns once the lock file is gone, a moment before the process itself has ended.
+  await vi.waitFor(() => expect(() => process.kill(serverPid, 0)).toThrow(), { timeout: 10_000, interval: 50 });
+  expect(existsSync(postmasterPid)).toBe(false);
 });
