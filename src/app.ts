@@ -210,6 +210,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   metrics.routes(app, ctx);
   reports.routes(app, ctx);
   team.routes(app, ctx);
+  jobs.routes(app, ctx);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,

@@ -153,7 +153,7 @@ it('removes the unkeyed digests of stored idempotency keys, keeping their answer
   }
 });
 
-it('indexes the completed jobs by completion time (0030)', async () => {
+it('indexes the completed jobs by completion time and the failed ones per merchant (0030)', async () => {
   const store = new Kysely<any>({ dialect: new PGliteDialect(new PGlite()) });
   try {
     const upgrade = new Migrator({ db: store, provider: migrationProvider });
@@ -169,6 +169,7 @@ it('indexes the completed jobs by completion time (0030)', async () => {
     expect((await upgrade.migrateTo('0030_job_retention')).error).toBeUndefined();
     expect((await indexes()).filter((index) => !before.includes(index))).toEqual([
       'CREATE INDEX jobs_completed ON jobs (completed_at) WHERE (completed_at IS NOT NULL)',
+      'CREATE INDEX jobs_failed ON jobs (merchant_id, id) WHERE (failed_at IS NOT NULL)',
     ]);
   } finally {
     await store.destroy();
