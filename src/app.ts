@@ -35,6 +35,7 @@ import { createVault, parseVaultKeys } from './modules/cards/index.js';
 import * as checkoutSessions from './modules/checkout-sessions/index.js';
 import * as customers from './modules/customers/index.js';
 import * as idempotency from './modules/idempotency/index.js';
+import * as jobs from './modules/jobs/index.js';
 import * as metrics from './modules/metrics/index.js';
 import * as notifications from './modules/notifications/index.js';
 import * as panelSessions from './modules/panel-sessions/index.js';
@@ -116,6 +117,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   ctx.jobs.use(callbacks.jobs(ctx));
   ctx.jobs.use(payments.jobs(ctx), payments.sweeps(ctx));
   ctx.jobs.use({}, idempotency.sweeps(ctx));
+  ctx.jobs.use({}, jobs.sweeps(ctx));
   for (const [source, handler] of Object.entries(payments.callbackHandlers(ctx))) {
     ctx.callbackHandlers.register(source as keyof ReturnType<typeof payments.callbackHandlers>, handler);
   }
@@ -205,6 +207,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   metrics.routes(app, ctx);
   reports.routes(app, ctx);
   team.routes(app, ctx);
+  jobs.routes(app, ctx);
   await frontEnds(app, {
     dir: options.frontEndsDir ?? 'web/dist',
     checkoutPath: sameOrigin(config.checkoutUrl, config.publicUrl) ? new URL(config.checkoutUrl).pathname : undefined,

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { AppError } from './errors.js';
+import { systemClock } from './lib/clock.js';
+import { listFailedJobs, retryJob } from './modules/jobs/index.js';
 import { createMerchant, setMerchantStatus, validateMerchantInput } from './modules/merchants/index.js';
 import { openStorage, type Db } from './storage/db.js';
 import { EmbeddedServerError, startEmbeddedServer } from './storage/embedded-server.js';
@@ -8,6 +10,8 @@ import { importDump } from './storage/import-dump.js';
 
 const USAGE = `usage: gateway merchant create --email E --password P --name N
        gateway merchant status --id MERCHANT_ID --status active|restricted|suspended
+       gateway jobs failed [--limit N] [--cursor C]
+       gateway jobs retry --id JOB_ID
        gateway store import --file DUMP.sql   (the earlier embedded store's dump, into a new DATA_DIR)`;
 
 /**
@@ -19,6 +23,8 @@ async function main(argv: string[]): Promise<number> {
   const [group, command, ...rest] = argv;
   if (group === 'merchant' && command === 'create') return merchantCreate(rest);
   if (group === 'merchant' && command === 'status') return merchantStatus(rest);
+  if (group === 'jobs' && command === 'failed') return jobsFailed(rest);
+  if (group === 'jobs' && command === 'retry') return jobsRetry(rest);
   if (group === 'store' && command === 'import') return storeImport(rest);
   process.stderr.write(`${USAGE}\n`);
   return 2;
@@ -56,13 +62,41 @@ async function storeImport(args: string[]): Promise<number> {
   return 0;
 }
 
-/** The command's options, every one required; undefined (with the usage on stderr) when they are off. */
-function options<K extends string>(args: string[], names: readonly K[]): Record<K, string> | undefined {
+/** Every merchant's failed jobs and the operator's own (processing provider callbacks), newest first. */
+async function jobsFailed(args: string[]): Promise<number> {
+  const values = options(args, [] as const, ['limit', 'cursor'] as const);
+  if (!values) return 2;
+  const limit = values.limit === undefined ? undefined : positive('limit', values.limit, 1000);
+  if (limit === null) return 2;
+  return onStore((db) => listFailedJobs({ db }, { scope: 'all', limit, cursor: values.cursor }));
+}
+
+async function jobsRetry(args: string[]): Promise<number> {
+  const values = options(args, ['id'] as const);
+  if (!values) return 2;
+  const jobId = positive('id', values.id, Number.MAX_SAFE_INTEGER);
+  if (jobId === null) return 2;
+  return onStore((db) => retryJob({ db, clock: systemClock }, { scope: 'all', jobId }));
+}
+
+/** The option as a positive integer up to `max`; null (with the usage on stderr) when it is not one. */
+function positive(name: string, value: string, max: number): number | null {
+  if (/^[1-9]\d{0,15}$/.test(value) && Number(value) <= max) return Number(value);
+  process.stderr.write(`--${name} must be an integer from 1 to ${max}\n${USAGE}\n`);
+  return null;
+}
+
+/** The command's options, `names` required and `optional` not; undefined (with the usage on stderr) when they are off. */
+function options<K extends string, O extends string = never>(
+  args: string[],
+  names: readonly K[],
+  optional: readonly O[] = [],
+): (Record<K, string> & Partial<Record<O, string>>) | undefined {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args,
-      options: Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])),
+      options: Object.fromEntries([...names, ...optional].map((name) => [name, { type: 'string' as const }])),
       strict: true,
     }));
   } catch (error) {
@@ -74,7 +108,7 @@ function options<K extends string>(args: string[], names: readonly K[]): Record<
     process.stderr.write(`missing ${missing.map((m) => `--${m}`).join(', ')}\n${USAGE}\n`);
     return undefined;
   }
-  return values as Record<K, string>;
+  return values as Record<K, string> & Partial<Record<O, string>>;
 }
 
 /** Runs the command in one transaction on the configured store and prints its result as one JSON line. */

@@ -74,6 +74,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** WORKERS: processes serving the one port (Node's cluster module); more than one needs DATABASE_URL. */
   workers: number;
+  /** JOB_RETENTION_DAYS: completed jobs are deleted this long after they completed (failed ones are kept). */
+  jobRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
   const seedDemo = flag('SEED_DEMO');
   const allowPrivateTargets = flag('WEBHOOK_ALLOW_PRIVATE_TARGETS');
   const webhookTimeoutMs = integer('WEBHOOK_TIMEOUT_MS', 30_000, 100, 60_000);
+  const jobRetentionDays = integer('JOB_RETENTION_DAYS', 7, 1, 3650);
   const apiKeyCacheRaw = read('API_KEY_CACHE');
   if (apiKeyCacheRaw !== undefined && apiKeyCacheRaw !== 'true' && apiKeyCacheRaw !== 'false') {
     problems.push(`API_KEY_CACHE must be "true" or "false" (got "${apiKeyCacheRaw}")`);
@@ -278,5 +281,6 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl,
     workers,
     metricsToken,
+    jobRetentionDays,
   };
 }

@@ -67,7 +67,10 @@ export function authenticate(deps: CredentialDeps) {
       const actor = panelCaller(request, await panelSession(deps, request));
       const roles = sessionRolesOf(request.method, request.routeOptions.url);
       if (roles && !roles.includes(actor.role)) {
-        throw new AppError('INSUFFICIENT_PERMISSIONS', `Only ${roles.join(' or ')}s of the merchant may do this`);
+        throw new AppError(
+          'INSUFFICIENT_PERMISSIONS',
+          `Only ${roles.map((role) => `${role}s`).join(' or ')} of the merchant may do this`,
+        );
       }
       request.actor = actor;
     }

@@ -57,6 +57,7 @@ const SESSION_ROLES: Partial<Record<string, readonly UserRole[]>> = {
   'DELETE /team/invitations/:invitationId': ['owner'],
   'PATCH /team/members/:userId': ['owner'],
   'DELETE /team/members/:userId': ['owner'],
+  'POST /jobs/:jobId/retry': ['owner', 'developer'],
 };
 
 /** The roles allowed on this session route, or undefined when every role is. */

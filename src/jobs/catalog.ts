@@ -29,5 +29,9 @@ export const JOB_CATALOG: Record<JobKind, JobBudget> = {
   'notice.send': { maxAttempts: 10, timeoutSeconds: 60 },
 };
 
-/** At most one job per key, ever: "<kind>:<id of the object it works on>". */
+/**
+ * At most one job per key while its row is kept: "<kind>:<id of the object it works on>". A completed job
+ * is deleted after JOB_RETENTION_DAYS, freeing its key; nothing inserts one again (each job is written once,
+ * for a new object or its one transition to authorized), and a handler returns early on a final record anyway.
+ */
 export const dedupeKey = (kind: JobKind, id: number | '') => `${kind}:${id}`;

@@ -197,6 +197,15 @@ describe('loadConfig', () => {
     expect(problems({ DATABASE_GROUP_COMMIT: 'on' }).join()).toMatch(/DATABASE_GROUP_COMMIT must be "true" or "false"/);
   });
 
+  it('keeps completed jobs 7 days unless told otherwise, from 1 day to 10 years', () => {
+    expect(loadConfig({}).jobRetentionDays).toBe(7);
+    expect(loadConfig({ JOB_RETENTION_DAYS: '30' }).jobRetentionDays).toBe(30);
+    for (const bad of ['0', '3651', '1.5', 'week'])
+      expect(problems({ JOB_RETENTION_DAYS: bad }).join()).toMatch(
+        /JOB_RETENTION_DAYS must be an integer from 1 to 3650/,
+      );
+  });
+
   it('reports every bad value at once', () => {
     const found = problems({ PORT: 'x', NODE_ENV: 'staging', DATABASE_URL: 'mysql://x', JWT_SECRET: 'short' });
     expect(found).toHaveLength(4);

@@ -160,3 +160,26 @@ it('removes the unkeyed digests of stored idempotency keys, keeping their answer
     await store.destroy();
   }
 });
+
+it('indexes the completed jobs by completion time and the failed ones per merchant (0030)', async () => {
+  const store = await emptyStore();
+  try {
+    const upgrade = new Migrator({ db: store, provider: migrationProvider });
+    expect((await upgrade.migrateTo('0029_payer_defaults')).error).toBeUndefined();
+    const indexes = async () =>
+      (
+        await sql<{
+          indexdef: string;
+        }>`select indexdef from pg_indexes where tablename = 'jobs' order by indexname`.execute(store)
+      ).rows.map((row) => row.indexdef.replace(/ USING btree|public\./g, ''));
+    const before = await indexes();
+
+    expect((await upgrade.migrateTo('0030_job_retention')).error).toBeUndefined();
+    expect((await indexes()).filter((index) => !before.includes(index))).toEqual([
+      'CREATE INDEX jobs_completed ON jobs (completed_at) WHERE (completed_at IS NOT NULL)',
+      'CREATE INDEX jobs_failed ON jobs (merchant_id, id) WHERE (failed_at IS NOT NULL)',
+    ]);
+  } finally {
+    await store.destroy();
+  }
+});

@@ -12,6 +12,7 @@ export const AuditAction = Type.Union(
     Type.Literal('team.role_changed'),
     Type.Literal('team.member_removed'),
     Type.Literal('user.password_changed'),
+    Type.Literal('job.retried'),
   ],
   { description: 'The sensitive action' },
 );

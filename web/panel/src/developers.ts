@@ -1,4 +1,5 @@
 import { call, when, type Session } from './api.js';
+import { renderFailedJobs } from './failed-jobs.js';
 import { button, field, h, message, nextPageButton, replaceContent, table } from './ui.js';
 
 interface Page<T> {
@@ -38,7 +39,7 @@ interface Notice {
 
 /**
  * Developers: events and their deliveries (re-send), received provider and test callbacks with their
- * signature result, e-mail notices, and a test payment on the hosted checkout.
+ * signature result, e-mail notices, failed jobs (retry), and a test payment on the hosted checkout.
  */
 export async function renderDevelopers(root: HTMLElement, session: Session): Promise<void> {
   const [events, notices] = await Promise.all([
@@ -47,6 +48,7 @@ export async function renderDevelopers(root: HTMLElement, session: Session): Pro
   ]);
   const detail = h('div', { class: 'detail' });
   const callbacks = h('section', { 'aria-labelledby': 'callbacks-title' });
+  const failedJobs = h('section', { 'aria-labelledby': 'failed-jobs-title' });
   const eventRows = events.data.map((event) => [
     h('code', {}, event.id),
     event.type,
@@ -71,8 +73,9 @@ export async function renderDevelopers(root: HTMLElement, session: Session): Pro
           notices.data.map((n) => [when(n.at), n.to, n.subject, n.kind]),
         )
       : h('p', {}, 'No notices yet.'),
+    failedJobs,
   );
-  await renderCallbacks(callbacks);
+  await Promise.all([renderCallbacks(callbacks), renderFailedJobs(failedJobs, session)]);
 }
 
 const SIGNATURE: Record<string, string> = { true: 'Valid', false: 'Invalid', null: 'Not signed' };
