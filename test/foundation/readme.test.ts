@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/browser.js';
-import { freshDatabaseUrl } from '../helpers/database.js';
 import { buildOnce, ROOT, startGatewayProcess, type GatewayProcess } from '../helpers/processes.js';
 
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -23,18 +22,17 @@ let dataDir: string;
 beforeAll(async () => {
   buildOnce();
   dataDir = mkdtempSync(path.join(tmpdir(), 'svc-gateway-readme-'));
-  const databaseUrl = await freshDatabaseUrl();
-  // A real port: the links the gateway answers with (the UPI payer page) name it.
-  gateway = await startGatewayProcess({
-    NODE_ENV: 'development',
-    PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  });
+  // As `npm start` runs: the embedded PostgreSQL server on DATA_DIR. A real port: the links the
+  // gateway answers with (the UPI payer page) name it.
+  gateway = await startGatewayProcess({ NODE_ENV: 'development', PORT: String(await freePort()), DATA_DIR: dataDir });
 }, 180_000);
 
-afterAll(() => {
-  if (gateway?.child.exitCode === null) gateway.child.kill('SIGKILL');
+afterAll(async () => {
+  if (gateway?.child.exitCode === null) {
+    // SIGTERM: the gateway stops its embedded server before it exits.
+    gateway.child.kill('SIGTERM');
+    await gateway.exited;
+  }
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
