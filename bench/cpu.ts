@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 /**
  * CPU time actually consumed by processes (Linux /proc), so a run on a shared, busy machine still
@@ -53,8 +54,29 @@ export function withChildren(pid: number): number[] {
   }
 }
 
-/** Meters named processes, and optionally the PostgreSQL backends of one database (they come and go). */
-export function startCpuMeter(processes: Record<string, number | number[]>, database?: string): CpuMeter {
+/**
+ * The postmaster of the cluster in `pgdata` and its children (backends, io workers, checkpointer …):
+ * postmaster.pid's first line is the postmaster's pid. None while the server is down.
+ */
+export function serverProcesses(pgdata: string): number[] {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return [];
+  }
+  return pid ? withChildren(pid) : [];
+}
+
+/**
+ * Which PostgreSQL processes a run meters as "postgres": on a shared server, the backends of the bench's
+ * database; on the embedded server, which serves the measured process alone, all of its processes (the
+ * WAL writer, checkpointer and io workers work for the payments too).
+ */
+export type PostgresProcesses = { database: string } | { pgdata: string };
+
+/** Meters named processes, and optionally PostgreSQL's (its backends come and go). */
+export function startCpuMeter(processes: Record<string, number | number[]>, postgres?: PostgresProcesses): CpuMeter {
   const start = new Map<number, number>();
   const sample = () => {
     const now = new Map<number, { group: string; ms: number }>();
@@ -64,8 +86,8 @@ export function startCpuMeter(processes: Record<string, number | number[]>, data
         if (ms !== undefined) now.set(pid, { group, ms });
       }
     }
-    if (database) {
-      for (const pid of backendsOf(database)) {
+    if (postgres) {
+      for (const pid of 'pgdata' in postgres ? serverProcesses(postgres.pgdata) : backendsOf(postgres.database)) {
         const ms = cpuMs(pid);
         if (ms !== undefined) now.set(pid, { group: 'postgres', ms });
       }

@@ -4,17 +4,19 @@ import { claimDueDeliveries } from '../src/modules/notifications/repository.js';
 import { ENDPOINT_PLACES } from '../src/modules/notifications/endpoint-places.js';
 import { SENDS_IN_FLIGHT } from '../src/modules/notifications/deliver-due.js';
 import { openStorage } from '../src/storage/db.js';
+import { startEmbeddedServer } from '../src/storage/embedded-server.js';
 import { percentile } from './percentile.js';
 import { testClusterUrl, withDatabase } from './postgres.js';
 
 /**
- * `npm run bench:claim [-- --store postgres|pglite|both --database-url postgres://… --claims 20]`
+ * `npm run bench:claim [-- --store embedded|postgres|both --database-url postgres://… --claims 20]`
  * The delivery sweep's claim (`claimDueDeliveries`, the statement each beat of the job loop runs) against
  * the backlogs a receiver that never answers leaves: its endpoint full (its sends in flight), with 0 to
  * 20,000 due deliveries waiting for it and 20 other endpoints with 2 due each, added after them; then
  * 1,000 and 5,000 more endpoints whose deliveries are backing off (due in an hour). Times `--claims` claims
- * of each (the claimed rows made due again between them) and prints the median and p95. PostgreSQL in a
- * throwaway database (the test cluster of scripts/pg-cluster.sh unless --database-url), PGlite in memory.
+ * of each (the claimed rows made due again between them) and prints the median and p95. `postgres`: a
+ * throwaway database on the test cluster of scripts/pg-cluster.sh, or on --database-url's server;
+ * `embedded`: the embedded server with its own settings on a throwaway cluster (`DATA_DIR=memory://`).
  * docs/decisions.md ("Job runner") records a run.
  */
 const { values: args } = parseArgs({
@@ -25,10 +27,12 @@ const { values: args } = parseArgs({
   },
 });
 const CLAIMS = Number(args.claims);
+if (!['embedded', 'postgres', 'both'].includes(args.store))
+  throw new Error(`--store: embedded, postgres or both, not "${args.store}"`);
 const DEAD = 'http://dead.example:81';
 
-async function measure(dataDir: string, databaseUrl?: string): Promise<string[]> {
-  const storage = await openStorage({ databaseUrl, dataDir });
+async function measure(store: string, databaseUrl: string): Promise<string[]> {
+  const storage = await openStorage({ databaseUrl });
   const db = storage.db;
   const rows: string[] = [];
   try {
@@ -83,7 +87,7 @@ async function measure(dataDir: string, databaseUrl?: string): Promise<string[]>
       await sql`delete from webhook_deliveries where next_attempt_at = ${inAnHour}`.execute(db);
     }
     const [{ version }] = (await sql<{ version: string }>`select version()`.execute(db)).rows;
-    rows.unshift(`${databaseUrl ? 'PostgreSQL' : 'PGlite'} (${version.split(' on ')[0]})`);
+    rows.unshift(`${store} (${version.split(' on ')[0]})`);
   } finally {
     await storage.close();
   }
@@ -91,11 +95,18 @@ async function measure(dataDir: string, databaseUrl?: string): Promise<string[]>
 }
 
 const report: string[][] = [];
-if (args.store !== 'pglite') {
+if (args.store !== 'embedded') {
   const server = args['database-url'] ?? testClusterUrl();
-  report.push(await withDatabase(server, 'bench_claim', (url) => measure('', url)));
+  report.push(await withDatabase(server, 'bench_claim', (url) => measure('PostgreSQL', url)));
 }
-if (args.store !== 'postgres') report.push(await measure('memory://'));
+if (args.store !== 'postgres') {
+  const embedded = await startEmbeddedServer('memory://', { role: 'tool' });
+  try {
+    report.push(await measure('Embedded PostgreSQL', embedded.url));
+  } finally {
+    await embedded.stop();
+  }
+}
 console.log(`${CLAIMS} claims each, ms:`);
 for (const [title, ...rows] of report) {
   console.log(`\n${title}\n| Backlog | claimed | median | p95 |\n|---|---:|---:|---:|\n${rows.join('\n')}`);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startCpuMeter } from './cpu.js';
@@ -15,6 +15,8 @@ import { baseEnv, freePort, spawnGateway, waitForHttp } from './processes.js';
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 8);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-ping-'));
+  // As root the server runs as the user postgres, which must enter DATA_DIR (mkdtemp makes it 0700).
+  chmodSync(dataDir, 0o755);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const gateway = spawnGateway([], {

@@ -58,8 +58,8 @@ export const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME:
 /**
  * The gateway as `npm start` runs it (scripts/gateway.sh: its memory settings, then node on
  * dist/src/main.js, by exec, so the pid is node's); `nodeArgs` are extra node flags. The script's
- * settings, when set for the bench, reach it, so a run can compare them with other values
- * (e.g. `NODE_SEMI_SPACE_MB=16 npm run bench -- --stores pglite`).
+ * malloc setting, when set for the bench, reaches it, so a run can compare it with other values
+ * (e.g. `MALLOC_MMAP_THRESHOLD_=131072 npm run bench`).
  */
 export function spawnGateway(nodeArgs: string[], env: NodeJS.ProcessEnv): Child {
   const settings: NodeJS.ProcessEnv = {};
@@ -72,7 +72,7 @@ export function spawnGateway(nodeArgs: string[], env: NodeJS.ProcessEnv): Child 
 }
 
 const GATEWAY_SCRIPT = fileURLToPath(new URL('../../scripts/gateway.sh', import.meta.url));
-const GATEWAY_SETTINGS = ['MALLOC_MMAP_THRESHOLD_', 'NODE_SEMI_SPACE_MB'];
+const GATEWAY_SETTINGS = ['MALLOC_MMAP_THRESHOLD_'];
 
 function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Child {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

