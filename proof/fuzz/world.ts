@@ -16,6 +16,8 @@ export interface FuzzTarget {
   teammateCredentials(merchant: { merchantId: number }): Promise<{ email: string; password: string }>;
   /** The token of a password-reset or sign-in link e-mailed to a new teammate of the merchant. */
   accountLinkToken(merchant: { merchantId: number }, kind: 'password_reset' | 'sign_in'): Promise<string>;
+  /** A job of the merchant that failed on every attempt (what the panel lists and retries): its id. */
+  failedJob(merchant: { merchantId: number }): Promise<number>;
 }
 
 /**
@@ -166,6 +168,11 @@ export class World {
         return { path: {}, credentials: this.panel, query: { cursor: undefined } };
       case 'GET /team':
         return { path: {}, credentials: this.panel };
+      case 'GET /jobs/failed':
+        return { path: {}, credentials: this.panel, query: { cursor: undefined } };
+      case 'POST /jobs/{jobId}/retry':
+        // A retried job is pending again: each probe retries a failed job of its own.
+        return { path: { jobId: await this.target.failedJob(this.user) }, credentials: this.panel };
       case 'POST /team/invitations':
         return { path: {}, credentials: this.panel, body: (g) => ({ ...g, email: `t${this.unique()}@example.com` }) };
       case 'DELETE /team/invitations/{invitationId}':

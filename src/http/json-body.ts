@@ -82,7 +82,7 @@ export const JSON_LIMITS = { depth: 64, members: 5_000 } as const;
  * Refuses a body nested deeper than JSON_LIMITS.depth or holding more than JSON_LIMITS.members values
  * in its objects and arrays, in one pass over the text before JSON.parse. Everything after the parser
  * (validation, field stripping, logging, SQL, PostgreSQL's own JSON parser) may recurse over the
- * document, and a deep one exhausts the stack there: a 500, or on the embedded store a wedged database.
+ * document, and a deep one exhausts the stack there: a 500.
  * Malformed text is left to the parser, which says so.
  */
 export function checkJsonShape(text: string): void {

@@ -161,13 +161,13 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('runs one process by default, WORKERS=auto one per core, and several only on a PostgreSQL server', () => {
+  it('runs one process by default, WORKERS=auto one per core, on the embedded server or a server of its own', () => {
     expect(loadConfig({}).workers).toBe(1);
     const server = { DATABASE_URL: 'postgres://localhost/x' };
     expect(loadConfig({ ...server, WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ WORKERS: '2' }).workers).toBe(2);
     expect(loadConfig({ ...server, WORKERS: 'auto' }).workers).toBe(availableParallelism());
-    expect(problems({ WORKERS: '2' }).join()).toMatch(/WORKERS above 1 needs DATABASE_URL/);
-    expect(problems({ ...server, WORKERS: '0' }).join()).toMatch(/WORKERS must be an integer from 1 to 256/);
+    expect(problems({ WORKERS: '0' }).join()).toMatch(/WORKERS must be an integer from 1 to 256/);
   });
 
   it('takes a direct address for LISTEN beside a pooled DATABASE_URL, and only with one', () => {

@@ -116,7 +116,7 @@ describe('JSON bodies nested too deeply or too large in members', () => {
   });
 
   it('refuses a validly signed provider callback whose providerData nests 8,000 objects, and the store stays writable', async () => {
-    // The case that used to answer 200 {"duplicate":true}, store nothing, and wedge the embedded store.
+    // The case that used to answer 200 {"duplicate":true} and store nothing.
     const raw = JSON.stringify(providerCallback({ providerData: 'X' })).replace('"X"', deepObject(8_000, '{}'));
     expectTooComplex(await postSigned(gw, '/callbacks/svc', raw), 'depth');
 

@@ -3,7 +3,7 @@ import type { Db } from '../../src/storage/db.js';
 
 /**
  * Every row of every table of the gateway's database, as PostgreSQL writes it out as text: what a dump
- * or a backup of it holds. The same on the embedded store and on a server.
+ * or a backup of it holds.
  */
 export async function databaseAsText(db: Db): Promise<string> {
   const tables = await sql<{ table_schema: string; table_name: string }>`

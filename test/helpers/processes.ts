@@ -33,6 +33,7 @@ const CONFIG_VARS = [
   'DATABASE_PREPARED_STATEMENTS',
   'DATABASE_GROUP_COMMIT',
   'METRICS_TOKEN',
+  'JOB_RETENTION_DAYS',
 ];
 
 export function processEnv(env: Record<string, string>): NodeJS.ProcessEnv {

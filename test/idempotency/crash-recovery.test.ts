@@ -179,8 +179,7 @@ describe('a payment interrupted by a crash, retried with the same idempotency ke
       const busy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
       expect(busy.body.error, busy.text).toBe('IDEMPOTENCY_KEY_IN_USE');
       expect(busy.headers.get('retry-after')).toBe('1');
-      // A holder that lives keeps it past the lease that ends a dead one's (on the embedded store
-      // without writing a heartbeat: the store's lock file is its liveness).
+      // A holder that lives keeps it past the lease that ends a dead one's.
       await new Promise((resolve) => setTimeout(resolve, (INSTANCE_LEASE_SECONDS + 1) * 1000));
       const stillBusy = await call(pay(), 'POST', apiKey, body, { 'x-idempotency-key': key });
       expect(stillBusy.body.error, stillBusy.text).toBe('IDEMPOTENCY_KEY_IN_USE');
@@ -202,7 +201,7 @@ describe('a refund interrupted by a crash, retried with the same idempotency key
     'asks the processor again for the refund that run committed: refunded once, at the gateway and the processor',
     SLOW,
     async () => {
-      // The embedded store takes one process at a time: the gateway the tests above left running goes.
+      // The gateway the tests above left running goes: the demo key below is the new one's.
       for (const earlier of running) if (earlier.child.exitCode === null) await kill(earlier);
       let gateway = await start();
       apiKey = gateway.banner.demo?.apiKey ?? apiKey;

@@ -41,5 +41,25 @@ export function fuzzTarget(gw: TestGateway): FuzzTarget {
         .executeTakeFirstOrThrow();
       return linkToken(secrets.jwtSecret, LINK_KINDS[kind], row.token_nonce);
     },
+    // Written as the job loop leaves a job whose attempts ran out (the expiry of a request that is not there).
+    failedJob: async (merchant) => {
+      const key = `payment_request.expire:fuzz-${merchant.merchantId}-${Math.random()}`;
+      const row = await gw.db
+        .insertInto('jobs')
+        .values({
+          kind: 'payment_request.expire',
+          merchant_id: merchant.merchantId,
+          payload: JSON.stringify({ paymentRequestId: 0, merchantId: merchant.merchantId }),
+          dedupe_key: key,
+          run_at: gw.clock.now(),
+          attempts: 10,
+          max_attempts: 10,
+          last_error: 'payment request 0 not found',
+          failed_at: gw.clock.now(),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
   };
 }

@@ -235,7 +235,7 @@ export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit
                 .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<', now)]))
                 // No earlier delivery of its order key in the way. A sub-select with LIMIT 1, not NOT EXISTS:
                 // PostgreSQL runs it per candidate, probing the order index; as an anti-join, on tables
-                // without statistics (the embedded store never analyzes), it read every pending delivery
+                // without statistics (before their first analyze), it read every pending delivery
                 // once per candidate.
                 .where(
                   (eb) =>
