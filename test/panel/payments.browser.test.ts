@@ -164,16 +164,43 @@ describe('what a merchant works from', () => {
         body: { amount: 10 },
       });
       expect(refund.status, refund.text).toBe(200);
+      const unpaid = await createRequest(gw, m, 15);
 
       const page = await openPanel(browser, gw, true);
       await signIn(page, m);
       await page.locator('caption').waitFor();
-      // The requests list: a part-refunded request reads as such, not as partially_refunded.
-      const requestRow = page
-        .locator('#results tbody tr')
-        .filter({ has: page.getByRole('link', { name: String(ada.id), exact: true }) });
-      expect(await requestRow.getByText('Partially refunded', { exact: true }).count()).toBe(1);
+      // The requests list: the method and payer of each request's last attempt (none yet: empty), and a
+      // part-refunded request reads as such, not as partially_refunded.
+      const requestRow = (id: number) =>
+        page.locator('#results tbody tr').filter({ has: page.getByRole('link', { name: String(id), exact: true }) });
+      expect(await page.locator('#results thead th').allInnerTexts()).toEqual([
+        'Id',
+        'Reference',
+        'Method',
+        'Payer',
+        'Amount',
+        'Paid',
+        'Refunded',
+        'Status',
+        'Created',
+      ]);
+      expect(await requestRow(ada.id).locator('td').allInnerTexts()).toEqual([
+        String(ada.id),
+        expect.any(String),
+        'Visa •••• 4242',
+        'Ada Lovelace\nada@example.com',
+        '€30.00',
+        '€30.00',
+        '€10.00',
+        'Partially refunded',
+        expect.any(String),
+      ]);
+      expect(await requestRow(bob.id).locator('td').nth(2).innerText()).toBe('Mastercard •••• 4444');
+      expect(await requestRow(bob.id).locator('td').nth(3).innerText()).toBe('Bob Builder\nbob@example.com');
+      expect((await requestRow(unpaid).locator('td').allInnerTexts()).slice(2, 4)).toEqual(['', '']);
       expect(await page.getByText('partially_refunded').count()).toBe(0);
+      expect(await axe(page)).toEqual([]);
+      await page.screenshot({ path: `${SCREENSHOTS}/panel-payments-2-requests.png`, fullPage: true });
 
       await page
         .getByRole('navigation', { name: 'Lists' })

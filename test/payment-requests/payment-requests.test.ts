@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
+import { CARDS, card, payer, walletPayment } from '../payments/fixtures.js';
 import { createRequest, expectErrorGuide, inSeconds, insertCustomer, requestBody } from './fixtures.js';
 
 const gw = useGateway();
@@ -378,6 +379,135 @@ describe('GET /payment-requests', () => {
   });
 });
 
+describe('GET /payment-requests: the last payment attempt of each request', () => {
+  let m: TestMerchant;
+  beforeAll(async () => {
+    m = await gw.merchant();
+  });
+
+  /** A payment attempt; a declined card answers 402 (with the payment's id). */
+  const pay = async (id: number, path: string, body: Record<string, unknown>, status = 200) => {
+    const res = await gw.call('POST', `/payments/${path}/${id}`, { apiKey: m.apiKey, body });
+    expect(res.status, res.text).toBe(status);
+    return res.body as { paymentId: number };
+  };
+  const listed = async (id: number) => {
+    const res = await gw.call('GET', '/payment-requests?limit=100', { apiKey: m.apiKey });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.find((r: { paymentRequestId: number }) => r.paymentRequestId === id);
+  };
+
+  it("shows the newest attempt's method, card (brand and last 4 only), payer and outcome", async () => {
+    const { paymentRequestId: id } = await createRequest(gw, m.apiKey, { amount: 10.5 });
+    const declined = await pay(
+      id,
+      'creditCard/acme',
+      {
+        ...card(CARDS.doNotHonor),
+        name: 'Bob Builder',
+        email: 'bob@example.com',
+      },
+      402,
+    );
+    gw.clock.advance(60);
+    const paid = await pay(id, 'creditCard/acme', {
+      ...card(CARDS.mastercard),
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+    });
+    expect(paid.paymentId).toBeGreaterThan(declined.paymentId);
+    const item = await listed(id);
+    expect(item).toMatchObject({ paymentRequestId: id, status: 'paid', payer: {} });
+    expect(item.lastPayment).toEqual({
+      paymentId: paid.paymentId,
+      status: 'succeeded',
+      declineCode: null,
+      method: 'card',
+      payer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      card: { brand: 'mastercard', last4: '4444' },
+      upiId: null,
+      walletType: null,
+    });
+    // As GET /payments shows the same payment.
+    const payment = (await gw.call('GET', `/payments/${paid.paymentId}`, { apiKey: m.apiKey })).body;
+    expect(item.lastPayment).toMatchObject({
+      method: payment.method,
+      payer: payment.payer,
+      card: { brand: payment.card.brand, last4: payment.card.last4 },
+    });
+    expect(JSON.stringify(item)).not.toContain(CARDS.mastercard.slice(0, 6));
+  });
+
+  it('shows a declined last attempt with its decline code, as the compact status does', async () => {
+    const { paymentRequestId: id } = await createRequest(gw, m.apiKey, { amount: 10.5 });
+    const declined = await pay(id, 'creditCard/acme', card(CARDS.doNotHonor), 402);
+    const item = await listed(id);
+    expect(item.lastPayment).toMatchObject({
+      paymentId: declined.paymentId,
+      status: 'failed',
+      declineCode: '05',
+      method: 'card',
+      card: { brand: 'visa', last4: '0002' },
+      payer: { name: payer.name, email: payer.email },
+    });
+    const status = (await gw.call('GET', `/payment-requests/status/${id}`, { apiKey: m.apiKey })).body;
+    expect(item.lastPayment).toMatchObject(status.lastPayment);
+  });
+
+  it('answers null for a request without any payment', async () => {
+    const { paymentRequestId: id } = await createRequest(gw, m.apiKey, {
+      payer: { name: 'Default Payer', email: 'default@example.com' },
+    });
+    const item = await listed(id);
+    expect(item.lastPayment).toBeNull();
+    // The request's own payer stays the payer defaults.
+    expect(item.payer).toEqual({ name: 'Default Payer', email: 'default@example.com' });
+  });
+
+  it("names a UPI attempt's UPI id and a wallet attempt's wallet", async () => {
+    const upiRequest = (await createRequest(gw, m.apiKey, { amount: 499, currency: 'INR' })).paymentRequestId;
+    const upi = await pay(upiRequest, 'h2h', { ...payer, amount: 499, unit: 'INR', upiId: 'jane@okaxis' });
+    const walletRequest = (await createRequest(gw, m.apiKey)).paymentRequestId;
+    const wallet = await pay(walletRequest, 'wallet', walletPayment('tok_list_ok', 'A'));
+    expect((await listed(upiRequest)).lastPayment).toMatchObject({
+      paymentId: upi.paymentId,
+      method: 'upi',
+      upiId: 'jane@okaxis',
+      walletType: null,
+      card: null,
+      payer: { name: payer.name, email: payer.email },
+    });
+    expect((await listed(walletRequest)).lastPayment).toMatchObject({
+      paymentId: wallet.paymentId,
+      method: 'wallet',
+      walletType: 'applepay',
+      upiId: null,
+      card: null,
+      payer: { name: payer.name, email: payer.email },
+    });
+  });
+
+  it('keeps one row per request across pages, whatever the number of attempts', async () => {
+    const page = async (cursor?: string) =>
+      (
+        await gw.call('GET', `/payment-requests?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+          apiKey: m.apiKey,
+        })
+      ).body;
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const body = await page(cursor);
+      expect(body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...body.data.map((r: { paymentRequestId: number }) => r.paymentRequestId));
+      cursor = body.nextCursor ?? undefined;
+    } while (cursor);
+    const all = (await gw.call('GET', '/payment-requests?limit=100', { apiKey: m.apiKey })).body.data;
+    expect(seen).toEqual(all.map((r: { paymentRequestId: number }) => r.paymentRequestId));
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents every payment request route with its schemas', async () => {
     const doc = (await gw.call('GET', '/openapi.json')).body;
@@ -385,6 +515,11 @@ describe('OpenAPI', () => {
     expect(doc.paths['/payment-requests/{id}'].get.security).toEqual([{ ApiKey: [] }, { CheckoutToken: [] }]);
     expect(doc.paths['/payment-requests/status/{id}'].get.responses['200']).toBeDefined();
     expect(doc.paths['/payment-requests/{id}/cancel'].post.summary).toMatch(/Cancel/);
+    const listed = doc.paths['/payment-requests'].get.responses['200'].content['application/json'].schema;
+    const lastPayment = JSON.stringify(listed.properties.data.items.properties.lastPayment);
+    for (const field of ['paymentId', 'method', 'payer', 'card', 'last4', 'upiId', 'walletType'])
+      expect(lastPayment).toContain(`"${field}"`);
+    expect(lastPayment).not.toContain('"bin"');
     expect(doc.paths['/payment-requests/{paymentRequestId}/checkout-session'].post.security).toEqual([{ ApiKey: [] }]);
     expect((await gw.call('GET', '/docs')).status).toBe(200);
   });

@@ -7,6 +7,7 @@ import {
   lockPaymentForCallback,
 } from '../../src/modules/payments/repository.js';
 import { createMerchant } from '../../src/modules/merchants/index.js';
+import { listPaymentRequestsWithLastPayment } from '../../src/modules/payment-requests/repository.js';
 import { claimDueDeliveries } from '../../src/modules/notifications/repository.js';
 import { runTransaction } from '../../src/storage/after-commit.js';
 import { openStorage, type Storage } from '../../src/storage/db.js';
@@ -92,4 +93,22 @@ it("finds a payer's payments by e-mail through their own index, newest first, no
   );
   expect(plan).toMatch(/Index Scan using payments_payer_email/);
   expect(plan).not.toMatch(/Sort/);
+});
+
+it("lists payment requests with each one's last payment: the page first, then one index probe per request", async () => {
+  const plan = await planOf((db) =>
+    listPaymentRequestsWithLastPayment(db, { merchantId: 1, livemode: false }, {}, 21, new Date()),
+  );
+  // The page is cut below the joins, so the walk of the requests stops at the page size; then, per request,
+  // its newest payment (one row of payments_request) and that payment's card.
+  expect(plan).toMatch(/^Nested Loop Left Join/);
+  expect(plan).toMatch(
+    /-> {2}Limit[^\n]*\n\s+-> {2}Index Scan (Backward )?using payment_requests_\w+ on payment_requests/,
+  );
+  expect(plan).toMatch(/-> {2}Limit[^\n]*\n\s+-> {2}Index Scan using payments_request on payments/);
+  expect(plan).toMatch(
+    /Index Cond: \(\(merchant_id = payment_requests\.merchant_id\) AND \(payment_request_id = payment_requests\.id\)\)/,
+  );
+  expect(plan).toMatch(/Index Scan using cards_pkey on cards/);
+  expect(plan).not.toMatch(/Sort|Hash/);
 });

@@ -2,7 +2,12 @@ import type { DbContext } from '../../context.js';
 import { amountRange } from '../../lib/amount-range.js';
 import { csvStream, moneyCells } from '../../lib/csv.js';
 import { cursorPosition, DEFAULT_PAGE_SIZE, toPage } from '../../lib/pagination.js';
-import { listPaymentRequests, type MerchantScope, type PaymentRequestFilter } from './repository.js';
+import {
+  listPaymentRequests,
+  listPaymentRequestsWithLastPayment,
+  type MerchantScope,
+  type PaymentRequestFilter,
+} from './repository.js';
 import type { ExportPaymentRequestsQuery, ListPaymentRequestsQuery } from './schemas.js';
 import { effectiveStatus } from './status.js';
 
@@ -17,7 +22,7 @@ function filterOf(query: ExportPaymentRequestsQuery): PaymentRequestFilter {
   };
 }
 
-/** A page of the merchant's payment requests, newest first (src/lib/pagination.ts). */
+/** A page of the merchant's payment requests, newest first (src/lib/pagination.ts), each with its last attempt. */
 export async function listPaymentRequestPage(
   ctx: DbContext,
   input: { scope: MerchantScope; query: ListPaymentRequestsQuery },
@@ -25,7 +30,8 @@ export async function listPaymentRequestPage(
   const { query } = input;
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const filter = { ...filterOf(query), beforeId: cursorPosition(query.cursor) };
-  return toPage(await listPaymentRequests(ctx.db, input.scope, filter, limit + 1, ctx.clock.now()), limit);
+  const rows = await listPaymentRequestsWithLastPayment(ctx.db, input.scope, filter, limit + 1, ctx.clock.now());
+  return toPage(rows, limit);
 }
 
 const CSV_HEADER = [

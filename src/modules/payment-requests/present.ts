@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import { fromMinor } from '../../lib/money.js';
 import type { PaymentRequestsTable } from '../../storage/schema.js';
-import type { PaymentRequestRecord } from './schemas.js';
+import { listedLastPayment, type ListedRequestRow } from './last-payment.js';
+import type { ListedPaymentRequest, PaymentRequestRecord } from './schemas.js';
 import { effectiveStatus } from './status.js';
 
 export type PaymentRequestRow = Selectable<PaymentRequestsTable>;
@@ -35,4 +36,9 @@ export function presentPaymentRequest(row: PaymentRequestRow, now: Date, checkou
     payer: row.payer,
     checkoutUrl: checkoutPageUrl(checkoutUrl, row.id),
   };
+}
+
+/** A request as the list shows it: the record, and its last payment attempt. */
+export function presentListedRequest(row: ListedRequestRow, now: Date, checkoutUrl: string): ListedPaymentRequest {
+  return { ...presentPaymentRequest(row, now, checkoutUrl), lastPayment: listedLastPayment(row) };
 }

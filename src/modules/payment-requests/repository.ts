@@ -32,14 +32,8 @@ export interface PaymentRequestFilter extends AmountRange {
   createdTo?: Date;
 }
 
-/** Newest first. `now` decides which open requests have already expired. */
-export async function listPaymentRequests(
-  db: Db,
-  scope: MerchantScope,
-  filter: PaymentRequestFilter,
-  limit: number,
-  now: Date,
-) {
+/** A page of the filtered requests, newest first. `now` decides which open requests have already expired. */
+function filteredRequests(db: Db, scope: MerchantScope, filter: PaymentRequestFilter, limit: number, now: Date) {
   let query = db
     .selectFrom('payment_requests')
     .selectAll()
@@ -54,7 +48,76 @@ export async function listPaymentRequests(
   if (filter.currency !== undefined) query = query.where('currency', '=', filter.currency);
   if (filter.minAmount !== undefined) query = query.where('amount', '>=', filter.minAmount);
   if (filter.maxAmount !== undefined) query = query.where('amount', '<=', filter.maxAmount);
-  return query.orderBy('id', 'desc').limit(limit).execute();
+  return query.orderBy('id', 'desc').limit(limit);
+}
+
+/** Newest first (the CSV export's batches). */
+export async function listPaymentRequests(
+  db: Db,
+  scope: MerchantScope,
+  filter: PaymentRequestFilter,
+  limit: number,
+  now: Date,
+) {
+  return filteredRequests(db, scope, filter, limit, now).execute();
+}
+
+/**
+ * The same list, each request with its last payment attempt (its newest payment; null columns before the
+ * first). Payments and cards are read here, never written. One statement: the page is cut first, then per
+ * request one probe of the index payments_request (merchant, request, id desc) takes its newest payment,
+ * and one of the cards' primary key that payment's card: a page costs its size, whatever the tables hold.
+ */
+export async function listPaymentRequestsWithLastPayment(
+  db: Db,
+  scope: MerchantScope,
+  filter: PaymentRequestFilter,
+  limit: number,
+  now: Date,
+) {
+  return db
+    .selectFrom(filteredRequests(db, scope, filter, limit, now).as('request'))
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('payments')
+          .select([
+            'payments.id',
+            'payments.status',
+            'payments.method',
+            'payments.card_id',
+            'payments.payer',
+            'payments.options',
+            'payments.decline_code',
+            'payments.decline_reason',
+            'payments.failure_code',
+            'payments.failure_details',
+          ])
+          .whereRef('payments.merchant_id', '=', 'request.merchant_id')
+          .whereRef('payments.payment_request_id', '=', 'request.id')
+          .orderBy('payments.id', 'desc')
+          .limit(1)
+          .as('last'),
+      (join) => join.onTrue(),
+    )
+    .leftJoin('cards', 'cards.id', 'last.card_id')
+    .selectAll('request')
+    .select([
+      'last.id as last_payment_id',
+      'last.status as last_payment_status',
+      'last.method as last_payment_method',
+      'last.payer as last_payment_payer',
+      'last.options as last_payment_options',
+      'last.decline_code as last_payment_decline_code',
+      'last.decline_reason as last_payment_decline_reason',
+      'last.failure_code as last_payment_failure_code',
+      'last.failure_details as last_payment_failure_details',
+      // Brand and last 4 only: the list shows no more of a card.
+      'cards.brand as last_payment_card_brand',
+      'cards.last4 as last_payment_card_last4',
+    ])
+    .orderBy('request.id', 'desc')
+    .execute();
 }
 
 /** open → canceled; no row back means the request is missing or no longer open. */

@@ -9,7 +9,7 @@ import { checkoutHeaders } from './checkout-headers.js';
 import { getPaymentRequestStatus } from './get-payment-request-status.js';
 import { getTimeline } from './get-timeline.js';
 import { exportPaymentRequests, listPaymentRequestPage } from './list-payment-requests.js';
-import { presentPaymentRequest } from './present.js';
+import { presentListedRequest, presentPaymentRequest } from './present.js';
 import { findPaymentRequest } from './repository.js';
 import {
   CreatePaymentRequestBody,
@@ -63,7 +63,10 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const page = await listPaymentRequestPage(ctx, { scope: merchantScopeOf(request), query: request.query });
-      return { ...page, data: page.data.map(present) };
+      return {
+        ...page,
+        data: page.data.map((row) => presentListedRequest(row, ctx.clock.now(), ctx.config.checkoutUrl)),
+      };
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ReceivedCallback } from '../callbacks/index.js';
+import { PaidWith } from '../payment-facts.js';
 import { PaymentFailure } from '../payment-failures.js';
 import { AmountRangeQuery } from '../../lib/amount-range.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
@@ -153,8 +154,6 @@ export type ListPaymentRequestsQuery = Static<typeof ListPaymentRequestsQuery>;
 export const ExportPaymentRequestsQuery = Type.Object(PaymentRequestFilters);
 export type ExportPaymentRequestsQuery = Static<typeof ExportPaymentRequestsQuery>;
 
-export const PaymentRequestPage = Page(PaymentRequestRecord);
-
 export const LastPayment = Type.Object({
   paymentId: Type.Integer(),
   status: Type.String(),
@@ -162,6 +161,36 @@ export const LastPayment = Type.Object({
   failure: Type.Optional(PaymentFailure),
 });
 export type LastPayment = Static<typeof LastPayment>;
+
+/** The last attempt as the status answers it, and how and by whom it was paid as GET /payments shows them. */
+export const ListedLastPayment = Type.Object(
+  {
+    ...LastPayment.properties,
+    ...PaidWith,
+    card: nullable(
+      Type.Object(
+        { brand: Type.String(), last4: Type.String() },
+        { description: "The card's brand and last 4 digits, nothing more (GET /payments/{paymentId} has the rest)" },
+      ),
+    ),
+  },
+  {
+    description:
+      "The request's last payment attempt (its newest payment): the lastPayment of GET /payment-requests/status/{id}, " +
+      'with the method, payer, card, UPI id and wallet of GET /payments; null before the first attempt. Not the ' +
+      "request's own payer, which holds the payer defaults",
+  },
+);
+export type ListedLastPayment = Static<typeof ListedLastPayment>;
+
+/** A request as the list shows it: the record, and its last payment attempt. */
+export const ListedPaymentRequest = Type.Object({
+  ...PaymentRequestRecord.properties,
+  lastPayment: nullable(ListedLastPayment),
+});
+export type ListedPaymentRequest = Static<typeof ListedPaymentRequest>;
+
+export const PaymentRequestPage = Page(ListedPaymentRequest);
 
 export const PaymentRequestStatusRecord = Type.Object({
   paymentRequestId: Type.Integer(),

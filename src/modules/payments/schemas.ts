@@ -3,6 +3,7 @@ import { Id, nullable } from '../../lib/schema.js';
 import { optionalProperties, PayerFields } from '../../lib/payer.js';
 import { AmountRangeQuery } from '../../lib/amount-range.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
+import { PaidWith } from '../payment-facts.js';
 import { PaymentFailure } from '../payment-failures.js';
 
 /** Field bounds from the spec's "Payer and payment submission fields" table. */
@@ -236,13 +237,7 @@ export const Payment = Type.Object({
       'Of the captured amount: nothing refunded, a part, or all of it (amountRefunded: refunds succeeded or still pending)',
   }),
   processor: Type.String(),
-  method: Type.String(),
-  payer: Type.Object(
-    { name: nullable(Type.String()), email: nullable(Type.String()) },
-    { description: "The payer's name and e-mail as submitted with the payment" },
-  ),
-  upiId: nullable(Type.String({ description: "A UPI payment's payer UPI id (a collect's; an intent may have none)" })),
-  walletType: nullable(Type.String({ description: "A wallet payment's wallet: googlepay or applepay" })),
+  ...PaidWith,
   card: Type.Union([
     Type.Object({ brand: Type.String(), bin: Type.String(), last4: Type.String(), expiration: Type.String() }),
     Type.Null(),

@@ -1,5 +1,6 @@
 import { fromMinor } from '../../lib/money.js';
 import type { CardRow, PaymentRow } from './rows.js';
+import { paidWith } from '../payment-facts.js';
 import { failureView } from '../payment-failures.js';
 import type { PaymentView } from './schemas.js';
 
@@ -26,10 +27,7 @@ export function paymentView(
     amountRefunded: money(payment.amount_refunded),
     refundStatus: refundStatusOf(payment),
     processor: payment.processor,
-    method: payment.method,
-    payer: { name: text(payment.payer.name), email: text(payment.payer.email) },
-    upiId: payment.method === 'upi' ? text(payment.options.upiId) : null,
-    walletType: payment.method === 'wallet' ? text(payment.options.walletType) : null,
+    ...paidWith(payment),
     card: card
       ? {
           brand: card.brand,
@@ -49,8 +47,6 @@ export function paymentView(
     createDate: payment.created_at.toISOString(),
   };
 }
-
-const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** What the refunds took of the captured amount: the payment's status stays succeeded through them. */
 export function refundStatusOf(

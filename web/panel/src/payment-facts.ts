@@ -23,6 +23,14 @@ export interface Payment {
   createDate: string;
 }
 
+/** A request's last payment attempt as GET /payment-requests lists it: the card by brand and last 4 only. */
+export interface LastPayment extends Pick<
+  Payment,
+  'paymentId' | 'status' | 'method' | 'payer' | 'upiId' | 'walletType'
+> {
+  card: { brand: string; last4: string } | null;
+}
+
 /** The API's status words, as a reader says them. */
 const STATUS_LABELS: Record<string, string> = {
   open: 'Open',
@@ -60,7 +68,7 @@ const BRANDS: Record<string, string> = {
 const WALLETS: Record<string, string> = { googlepay: 'Google Pay', applepay: 'Apple Pay' };
 
 /** How the payer paid: card brand and last 4, UPI id, or wallet (a wallet's card is the wallet's). */
-export function methodOf(p: Pick<Payment, 'method' | 'card' | 'upiId' | 'walletType'>): string {
+export function methodOf(p: Pick<LastPayment, 'method' | 'card' | 'upiId' | 'walletType'>): string {
   if (p.card) return `${BRANDS[p.card.brand] ?? p.card.brand} •••• ${p.card.last4}`;
   if (p.method === 'upi') return p.upiId ? `UPI ${p.upiId}` : 'UPI (QR code)';
   if (p.method === 'wallet') return p.walletType ? (WALLETS[p.walletType] ?? p.walletType) : 'Wallet';

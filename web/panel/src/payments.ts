@@ -17,6 +17,7 @@ import {
   paymentStatus,
   requestLink,
   statusBadge,
+  type LastPayment,
   type Payment,
 } from './payment-facts.js';
 import { timelineSection } from './timeline.js';
@@ -32,6 +33,10 @@ interface PaymentRequest {
   amountRefunded: number;
   createDate: string;
 }
+/** As GET /payment-requests lists it: with its newest payment attempt, null before the first. */
+interface ListedRequest extends PaymentRequest {
+  lastPayment: LastPayment | null;
+}
 interface PageOf<T> {
   data: T[];
   hasMore: boolean;
@@ -45,11 +50,14 @@ const LISTS = {
     path: '/payment-requests',
     title: 'Payment requests',
     statuses: ['open', 'processing', 'authorized', 'paid', 'partially_refunded', 'refunded', 'canceled', 'expired'],
-    headers: ['Id', 'Reference', 'Amount', 'Paid', 'Refunded', 'Status', 'Created'],
+    headers: ['Id', 'Reference', 'Method', 'Payer', 'Amount', 'Paid', 'Refunded', 'Status', 'Created'],
     search: [] as readonly FilterName[],
-    row: (r: PaymentRequest) => [
+    // Method and payer are those of the request's last attempt: empty before the first.
+    row: (r: ListedRequest) => [
       requestLink(r.paymentRequestId),
       r.reference,
+      r.lastPayment ? methodOf(r.lastPayment) : '',
+      r.lastPayment ? payerOf(r.lastPayment) : '',
       money(r.amount, r.currency),
       money(r.amountPaid, r.currency),
       money(r.amountRefunded, r.currency),
@@ -148,7 +156,7 @@ export async function renderPaymentRequests(root: HTMLElement): Promise<void> {
   const query = apiQuery(chosen);
   query.set('limit', '20');
   if (cursor) query.set('cursor', cursor);
-  let page: PageOf<PaymentRequest & Payment>;
+  let page: PageOf<ListedRequest & Payment>;
   try {
     page = await call('GET', `${list.path}?${query}`);
   } catch (error) {
