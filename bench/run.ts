@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,10 +136,12 @@ async function openStore(kind: StoreKind, stamp: string): Promise<Store> {
     // As root the server runs as the user postgres, which must enter DATA_DIR (mkdtemp makes it 0700).
     chmodSync(dataDir, 0o755);
     const pgdata = path.join(dataDir, 'postgresql');
-    // A gateway that was killed leaves its server running: stop it as the gateway would have.
     const dispose = onInterrupt(async () => {
-      const left = await startEmbeddedServer(dataDir, { role: 'gateway' }).catch(() => undefined);
-      await left?.stop();
+      // A gateway that was killed leaves its server running: taken over and stopped, as a gateway would.
+      if (existsSync(path.join(pgdata, 'postmaster.pid'))) {
+        const left = await startEmbeddedServer(dataDir, { role: 'gateway' }).catch(() => undefined);
+        await left?.stop();
+      }
       rmSync(dataDir, { recursive: true, force: true });
     });
     return {
