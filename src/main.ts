@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { printBanner } from './banner.js';
 import { runPrimary, workerOptions, reportListening } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
+import { collectWhenIdle } from './lib/idle-gc.js';
 import { startGateway } from './server.js';
 
 async function main(): Promise<void> {
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
 
   const gateway = await startGateway(config, cluster.isWorker ? workerOptions() : {});
+  collectWhenIdle();
   // Graceful stop: refuse new connections, let in-flight requests finish, close storage, exit 0.
   // Installed before the banner, so a signal sent as soon as the banner appears is handled too.
   const stop = async (signal: string) => {

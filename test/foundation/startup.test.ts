@@ -86,11 +86,12 @@ describe('npm start in development', () => {
     expect(login.status).toBe(200);
     accessToken = login.body.accessToken;
 
-    // The process answering is node itself (the start script execs it), with the memory setting that
-    // keeps an idle gateway small (docs/performance.md, "Idle memory").
+    // The process answering is node itself (the start script execs it), with the memory settings that
+    // keep an idle gateway small (docs/performance.md, "Idle memory").
     const pid = first.child.pid!;
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     expect(args).toContain('dist/src/main.js');
+    expect(args).toContain('--expose-gc');
     expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_MMAP_THRESHOLD_=32768');
   });
 
