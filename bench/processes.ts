@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -121,16 +120,7 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<string>
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freePort } from '../src/lib/free-port.js';
 
 /** Polls `url` until it answers 200, the child dies, or `timeoutMs` passes. */
 export async function waitForHttp(url: string, child: Child, timeoutMs = 60_000): Promise<void> {

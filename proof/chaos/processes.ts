@@ -1,18 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { processEnv, ROOT, startGatewayProcess, type GatewayProcess } from '../../test/helpers/processes.js';
 
-/** A loopback port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/lib/free-port.js';
 
 /** The sandbox network as its own process (`node dist/sandbox/main.js`): its ledger outlives every gateway crash. */
 export async function startSandboxProcess(env: {

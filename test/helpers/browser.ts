@@ -4,7 +4,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import type { TestGateway } from './gateway.js';
 import { buildOnce, ROOT } from './processes.js';
@@ -29,13 +28,7 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath, args: FLAGS });
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from '../../src/lib/free-port.js';
 
 /**
  * A page server on loopback, like the shop (a page made up by the browser's request interception counts
