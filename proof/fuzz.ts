@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     count: 50_000,
     concurrency: 4,
   });
-  await prepareTestDatabases();
+  const dropTemplate = await prepareTestDatabases();
   const gw = await startTestGateway({ env: { RATE_LIMIT_MAX: '10000000', LOG_LEVEL: 'warn' } });
   try {
     process.stderr.write(`fuzzing ${gw.url}, seed ${options.seed}, ${options.count} probes\n`);
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     process.exitCode = summary.failureCount === 0 ? 0 : 1;
   } finally {
     await gw.close();
+    await dropTemplate();
   }
 }
 

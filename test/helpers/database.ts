@@ -12,30 +12,29 @@ import { migrate } from '../../src/storage/db.js';
  */
 const server = () => required('TEST_POSTGRES_SERVER');
 
-/** The migrated database every test database is cloned from (test/global-setup.ts makes it). */
-export const TEMPLATE_DATABASE = 'gateway_template';
+/**
+ * The migrated database every test database of this run is cloned from (prepareTestDatabases makes it;
+ * the test processes find its name in their environment). One per run: runs from several worktrees may
+ * share the server at once, and a template being copied cannot be dropped or remade.
+ */
+const template = () => required('TEST_TEMPLATE_DATABASE');
 
 /**
  * Once per run, before any test: the suite's server (started here with scripts/pg-cluster.sh when
  * TEST_POSTGRES_SERVER is unset, and left running for the next run) and the migrated template every
  * test database is cloned from, so that a gateway's start copies a database instead of migrating one.
  */
-export async function prepareTestDatabases(): Promise<void> {
+export async function prepareTestDatabases(): Promise<() => Promise<void>> {
   if (!process.env.TEST_POSTGRES_SERVER) {
     const url = execFileSync('bash', ['scripts/pg-cluster.sh', 'start'], { encoding: 'utf8' }).trim();
     process.env.TEST_POSTGRES_SERVER = url;
     process.env.TEST_DATABASE_URL ??= url;
   }
-  const admin = new pg.Client({ connectionString: server() });
-  await admin.connect();
-  try {
-    await admin.query(`drop database if exists ${TEMPLATE_DATABASE} with (force)`);
-    await admin.query(`create database ${TEMPLATE_DATABASE}`);
-  } finally {
-    await admin.end();
-  }
+  const name = `template_${randomBytes(6).toString('hex')}`;
+  process.env.TEST_TEMPLATE_DATABASE = name;
+  await onServer((admin) => admin.query(`create database ${name}`));
   const url = new URL(server());
-  url.pathname = `/${TEMPLATE_DATABASE}`;
+  url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
   const db = new Kysely<never>({ dialect: new PostgresDialect({ pool }) });
   try {
@@ -44,11 +43,22 @@ export async function prepareTestDatabases(): Promise<void> {
     // A template is copied only while nobody is connected to it.
     await db.destroy();
   }
+  return () => onServer((admin) => admin.query(`drop database if exists ${name} with (force)`));
+}
+
+async function onServer(work: (admin: pg.Client) => Promise<unknown>): Promise<void> {
+  const admin = new pg.Client({ connectionString: server() });
+  await admin.connect();
+  try {
+    await work(admin);
+  } finally {
+    await admin.end();
+  }
 }
 
 /** A fresh database, already migrated (a copy of the template), reached the way gateways reach it. */
 export async function freshDatabaseUrl(): Promise<string> {
-  return reachable(await createDatabase(`template ${TEMPLATE_DATABASE}`));
+  return reachable(await createDatabase(`template ${template()}`));
 }
 
 /** A fresh database without any table (for the tests of the migrations themselves). */
@@ -62,7 +72,7 @@ export async function emptyDatabaseUrl(): Promise<string> {
  */
 export async function freshPostgresDatabaseUrl(): Promise<string> {
   const url = new URL(server());
-  url.pathname = `/${await createDatabase(`template ${TEMPLATE_DATABASE}`)}`;
+  url.pathname = `/${await createDatabase(`template ${template()}`)}`;
   return url.toString();
 }
 
