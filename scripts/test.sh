@@ -83,7 +83,7 @@ lane "node_modules/.bin/tsc --noEmit -p tsconfig.test.json" "node_modules/.bin/t
   "node_modules/.bin/depcruise src sandbox test bench --config .dependency-cruiser.cjs" \
   "node_modules/.bin/prettier --check --log-level warn ." &
 checks=$!
-lane "node_modules/.bin/eslint ." "bash scripts/build-if-stale.sh"
+lane "node_modules/.bin/eslint ." "bash scripts/check-commits.sh" "bash scripts/build-if-stale.sh"
 wait "$checks"
 
 echo "== Chromium for the browser tests of the hosted checkout"
