@@ -17,7 +17,7 @@ import { testClusterUrl, withDatabase } from './postgres.js';
  * of each (the claimed rows made due again between them) and prints the median and p95. `postgres`: a
  * throwaway database on the test cluster of scripts/pg-cluster.sh, or on --database-url's server;
  * `embedded`: the embedded server with its own settings on a throwaway cluster (`DATA_DIR=memory://`).
- * docs/decisions.md ("Job runner") records a run.
+ * docs/performance.md ("The delivery claim") records a run.
  */
 const { values: args } = parseArgs({
   options: {
