@@ -9,7 +9,7 @@ import {
   formatExpiry,
 } from './card.js';
 import type { Payer } from './api.js';
-import { h } from './dom.js';
+import { h } from '../../shared/dom.js';
 
 /** What the form hands over on a valid submit: the h2h body's card and payer fields. */
 export interface CardSubmission extends Payer {

@@ -1,7 +1,7 @@
 import './style.css';
 import { api, ApiError, type CheckoutView, type Payment } from './api.js';
 import { defaultCountry } from './country.js';
-import { h, replaceContent } from './dom.js';
+import { h, replaceContent } from '../../shared/dom.js';
 import { cardForm, type CardSubmission } from './form.js';
 import { messenger, parentOriginOf } from './messages.js';
 import { methodChooser, type PaymentMethod } from './methods.js';

@@ -1,7 +1,7 @@
 import qrcode from 'qrcode-generator';
 import './upi.css';
 import { ApiError, type Payer, type Payment } from './api.js';
-import { h } from './dom.js';
+import { h } from '../../shared/dom.js';
 import { asked, PAYER_CONTACT_FIELDS, payerOf, type Field as CardField } from './form.js';
 
 /** What the UPI panel sends: the h2h UPI variant's fields (amount and unit are added by the page). */
