@@ -8,7 +8,7 @@ import {
   formatCardNumber,
   formatExpiry,
 } from './card.js';
-import type { Payer } from './api.js';
+import type { Payer } from '../../shared/api-types.js';
 import { h } from '../../shared/dom.js';
 
 /** What the form hands over on a valid submit: the h2h body's card and payer fields. */

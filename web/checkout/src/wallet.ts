@@ -1,4 +1,4 @@
-import type { Payer } from './api.js';
+import type { Payer } from '../../shared/api-types.js';
 import { h } from '../../shared/dom.js';
 import { attentionNeeded, emailError } from './form.js';
 
