@@ -56,6 +56,36 @@ module.exports = {
       from: { path: '^sandbox/' },
       to: { path: '^src/' },
     },
+    {
+      name: 'web-imports-nothing-of-the-server',
+      severity: 'error',
+      comment:
+        'The front ends run in browsers and know the gateway only through its API: web/ imports nothing from src/, sandbox/, test/ or bench/.',
+      from: { path: '^web/' },
+      to: { path: '^(src|sandbox|test|bench)/' },
+    },
+    {
+      name: 'front-ends-meet-only-in-shared',
+      severity: 'error',
+      comment:
+        'The checkout and the panel are separate builds: each imports itself and web/shared/, never the other (nor embed).',
+      from: { path: '^web/(checkout|panel)/' },
+      to: { path: '^web/', pathNot: ['^web/$1/', '^web/shared/'] },
+    },
+    {
+      name: 'embed-imports-only-shared',
+      severity: 'error',
+      comment: "embed.js runs on merchants' pages: of ours it imports only itself and web/shared/.",
+      from: { path: '^web/embed/' },
+      to: { path: '^web/', pathNot: ['^web/embed/', '^web/shared/'] },
+    },
+    {
+      name: 'shared-web-imports-no-front-end',
+      severity: 'error',
+      comment: 'web/shared/ is what the front ends have in common: it imports none of them.',
+      from: { path: '^web/shared/' },
+      to: { path: '^web/', pathNot: '^web/shared/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -197,6 +197,14 @@ describe('signed in', () => {
       await signIn(page, m);
       await page.getByRole('link', { name: 'Settings' }).click();
       await page.getByLabel('Business name').fill('Panel Coffee Roasters');
+      // The form offers exactly the event types the gateway lists as choices.
+      const offered = (await gw.call('GET', '/settings', { apiKey: m.apiKey })).body.availableEventTypes;
+      expect(offered).toContain('api.version.deprecated');
+      expect(
+        await page
+          .locator('input[type=checkbox][id^="type-"]')
+          .evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value)),
+      ).toEqual(offered);
       await page.getByLabel('Allowed checkout origins').fill('https://shop.example');
       await page.getByLabel('All event types').uncheck();
       await page.getByLabel('api.version.deprecated').uncheck();

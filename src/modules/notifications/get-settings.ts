@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { EVENT_TYPES } from './event-types.js';
 import { ensureSettingsRow, findSettingsRow, type MerchantScope } from './repository.js';
 import type { Settings } from './schemas.js';
 import { newWebhookSecret, secretPrefix } from './signing.js';
@@ -21,6 +22,7 @@ export async function getSettings(ctx: SettingsContext, input: { scope: Merchant
     checkoutOrigins: row.checkout_origins,
     walletEnabled: row.wallet_enabled,
     eventTypes: row.event_types,
+    availableEventTypes: [...EVENT_TYPES],
     webhookSecretPrefix: secretPrefix(ctx.vault.unseal(row.webhook_secret)),
     endpointDisabledAt: row.endpoint_disabled_at && new Date(row.endpoint_disabled_at).toISOString(),
   };

@@ -22,6 +22,9 @@ export const Settings = Type.Object({
   checkoutOrigins: Type.Array(Type.String()),
   walletEnabled: Type.Boolean({ description: 'The hosted checkout offers wallet payments (Google Pay, Apple Pay)' }),
   eventTypes: nullable(Type.Array(Type.String())),
+  availableEventTypes: Type.Array(EventTypeName, {
+    description: 'Every event type eventTypes may name (what a settings form offers)',
+  }),
   webhookSecretPrefix: Type.String({ description: 'The first characters of the current signing secret' }),
   endpointDisabledAt: nullable(
     Type.String({

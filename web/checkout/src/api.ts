@@ -2,32 +2,7 @@
  * The checkout's only calls to the gateway, with the checkout session token (X-Checkout-Token) and
  * never an API key. The gateway serves this page on its own origin, so the API is the page's origin.
  */
-
-/** The spec's payer fields, as the payment bodies name them. */
-export interface Payer {
-  name: string;
-  email: string;
-  phoneNumber: string;
-  address: string;
-  city: string;
-  state: string;
-  postalCode: string;
-  country: string;
-}
-
-export interface PaymentRequest {
-  paymentRequestId: number;
-  amount: number;
-  currency: string;
-  status: string;
-  description: string | null;
-  livemode: boolean;
-  /** The merchant's return pages for this request's payments (absolute http(s) URLs, checked by the gateway). */
-  successUrl: string | null;
-  failureUrl: string | null;
-  /** What the merchant already gave of the payer (its payer defaults, its customer's): not asked again. */
-  payer?: Partial<Payer>;
-}
+import type { Payment, PaymentRequest } from '../../shared/api-types.js';
 
 /**
  * The request as the payer sees it, with what the gateway adds in headers for the checkout: the
@@ -40,19 +15,18 @@ export type CheckoutView = PaymentRequest & {
   lastPayment: { paymentId: number; status: string } | null;
 };
 
-export interface Payment {
-  paymentId: number;
-  paymentRequestId: number;
-  status: 'pending' | 'requires_action' | 'authorized' | 'succeeded' | 'failed' | 'canceled';
-  redirectUrl: string | null;
-  declineCode: string | null;
-  declineReason: string | null;
-  /** A UPI intent waiting for the payer: the `upi://pay` link. */
-  upiIntentUrl: string | null;
-  /** A UPI payment waiting for the payer: when it lapses (gateway clock, like createDate). */
-  upiExpiresAt: string | null;
-  createDate: string;
-}
+/** What the checkout reads of a payment attempt (a declined attempt's 402 answer names only some of it). */
+export type CheckoutPayment = Pick<
+  Payment,
+  | 'paymentId'
+  | 'status'
+  | 'redirectUrl'
+  | 'declineCode'
+  | 'declineReason'
+  | 'upiIntentUrl'
+  | 'upiExpiresAt'
+  | 'createDate'
+>;
 
 /** An answer that is not 2xx: its status and the message the gateway gave (never shown raw for 5xx). */
 export class ApiError extends Error {
@@ -65,13 +39,12 @@ export class ApiError extends Error {
   }
 
   /** A declined or failed attempt (402) names the stored payment and, for a decline, its reason. */
-  get failedPayment(): Payment | null {
+  get failedPayment(): CheckoutPayment | null {
     if (this.status !== 402 || typeof this.body.paymentId !== 'number') return null;
     const details = (this.body.details ?? {}) as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
     return {
       paymentId: this.body.paymentId,
-      paymentRequestId: 0,
       status: 'failed',
       redirectUrl: null,
       upiIntentUrl: null,
@@ -110,11 +83,11 @@ export function api(token: string) {
       };
     },
     payByCard: async (id: number, body: Record<string, unknown>) =>
-      (await call<Payment>('POST', `/payments/h2h/${id}`, body)).body,
+      (await call<CheckoutPayment>('POST', `/payments/h2h/${id}`, body)).body,
     payByUpi: async (id: number, body: Record<string, unknown>) =>
-      (await call<Payment>('POST', `/payments/h2h/${id}`, body)).body,
+      (await call<CheckoutPayment>('POST', `/payments/h2h/${id}`, body)).body,
     payByWallet: async (id: number, body: Record<string, unknown>) =>
-      (await call<Payment>('POST', `/payments/wallet/${id}`, body)).body,
+      (await call<CheckoutPayment>('POST', `/payments/wallet/${id}`, body)).body,
   };
 }
 

@@ -8,8 +8,8 @@ import {
   formatCardNumber,
   formatExpiry,
 } from './card.js';
-import type { Payer } from './api.js';
-import { h } from './dom.js';
+import type { Payer } from '../../shared/api-types.js';
+import { h } from '../../shared/dom.js';
 
 /** What the form hands over on a valid submit: the h2h body's card and payer fields. */
 export interface CardSubmission extends Payer {

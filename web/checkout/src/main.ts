@@ -1,7 +1,7 @@
 import './style.css';
-import { api, ApiError, type CheckoutView, type Payment } from './api.js';
+import { api, ApiError, type CheckoutPayment, type CheckoutView } from './api.js';
 import { defaultCountry } from './country.js';
-import { h, replaceContent } from './dom.js';
+import { h, replaceContent } from '../../shared/dom.js';
 import { cardForm, type CardSubmission } from './form.js';
 import { messenger, parentOriginOf } from './messages.js';
 import { methodChooser, type PaymentMethod } from './methods.js';
@@ -284,7 +284,7 @@ const payByCard = (context: PageContext, card: CardSubmission) =>
 const payByWallet = (context: PageContext, submission: WalletSubmission) =>
   context.client.payByWallet(context.requestId, { ...submission, ...commonFields() });
 
-async function pay(context: PageContext, submit: () => Promise<Payment>): Promise<void> {
+async function pay(context: PageContext, submit: () => Promise<CheckoutPayment>): Promise<void> {
   const { requestId } = context;
   replaceContent(
     root,
@@ -292,7 +292,7 @@ async function pay(context: PageContext, submit: () => Promise<Payment>): Promis
     h('p', { class: 'status', role: 'status', 'aria-busy': 'true' }, 'Processing your payment…'),
   );
   announce('Processing your payment.');
-  let payment: Payment;
+  let payment: CheckoutPayment;
   try {
     payment = await submit();
   } catch (error) {
@@ -372,7 +372,7 @@ function shopPage(
 }
 
 /** The decline in plain words, and what to do about it. */
-function declineMessage(payment: Payment): string {
+function declineMessage(payment: CheckoutPayment): string {
   const reason = (payment.declineReason ?? '').toLowerCase();
   const why = reason.includes('insufficient')
     ? 'Your card does not have enough funds for this payment.'

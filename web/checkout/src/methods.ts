@@ -1,4 +1,4 @@
-import { h } from './dom.js';
+import { h } from '../../shared/dom.js';
 
 /** One way to pay the page offers: its choice label and the panel shown when it is chosen. */
 export interface PaymentMethod {

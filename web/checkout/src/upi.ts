@@ -1,7 +1,8 @@
 import qrcode from 'qrcode-generator';
 import './upi.css';
-import { ApiError, type Payer, type Payment } from './api.js';
-import { h } from './dom.js';
+import type { Payer } from '../../shared/api-types.js';
+import { ApiError, type CheckoutPayment } from './api.js';
+import { h } from '../../shared/dom.js';
 import { asked, PAYER_CONTACT_FIELDS, payerOf, type Field as CardField } from './form.js';
 
 /** What the UPI panel sends: the h2h UPI variant's fields (amount and unit are added by the page). */
@@ -19,7 +20,7 @@ export interface UpiHooks {
   announce(message: string): void;
   /** Replaces the page's content below the header. */
   show(...nodes: Node[]): void;
-  submit(body: UpiSubmission): Promise<Payment>;
+  submit(body: UpiSubmission): Promise<CheckoutPayment>;
   /** The payment request's status, read with the checkout token. */
   requestStatus(): Promise<string>;
   succeeded(paymentId: number): void;
@@ -138,7 +139,7 @@ export function upiPanel(hooks: UpiHooks): { element: HTMLElement; focus(): void
 async function pay(hooks: UpiHooks, submission: UpiSubmission): Promise<void> {
   hooks.show(h('p', { class: 'status', role: 'status', 'aria-busy': 'true' }, 'Sending the UPI request…'));
   hooks.announce('Sending the UPI request.');
-  let payment: Payment;
+  let payment: CheckoutPayment;
   try {
     payment = await hooks.submit(submission);
   } catch (error) {
@@ -159,7 +160,7 @@ const upiFailure =
  * 2 s until it is paid, reopened (the attempt failed or expired) or gone. The time left is measured from
  * the gateway's own answer (expiry minus creation), so the payer's clock does not matter.
  */
-async function wait(hooks: UpiHooks, payment: Payment, flow: UpiSubmission['upiFlow']): Promise<void> {
+async function wait(hooks: UpiHooks, payment: CheckoutPayment, flow: UpiSubmission['upiFlow']): Promise<void> {
   const lifetimeMs = payment.upiExpiresAt ? Date.parse(payment.upiExpiresAt) - Date.parse(payment.createDate) : 0;
   const deadline = Date.now() + Math.max(0, lifetimeMs);
   const timer = h('p', { class: 'countdown', role: 'timer', 'aria-live': 'off', id: 'upi-countdown' });
@@ -195,7 +196,7 @@ async function wait(hooks: UpiHooks, payment: Payment, flow: UpiSubmission['upiF
 }
 
 /** The QR code of the `upi://pay` link; on a phone a link into the UPI app; in test mode the sandbox's payer page. */
-function intentInstructions(payment: Payment, testMode: boolean): Node[] {
+function intentInstructions(payment: CheckoutPayment, testMode: boolean): Node[] {
   const link = payment.upiIntentUrl ?? '';
   const phone = window.matchMedia('(pointer: coarse), (max-width: 480px)').matches;
   return [

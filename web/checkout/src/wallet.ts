@@ -1,5 +1,5 @@
-import type { Payer } from './api.js';
-import { h } from './dom.js';
+import type { Payer } from '../../shared/api-types.js';
+import { h } from '../../shared/dom.js';
 import { attentionNeeded, emailError } from './form.js';
 
 /** What the wallet panel hands over: the wallet path's required fields, and the payer fields the merchant gave. */

@@ -1,4 +1,5 @@
-import { ApiError, call, type Session } from './api.js';
+import { ApiError, call } from './api.js';
+import type { Session } from '../../shared/api-types.js';
 import { newPasswordInputs, takeLinkToken } from './new-password.js';
 import { h, message, replaceContent } from './ui.js';
 

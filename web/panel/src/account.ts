@@ -1,4 +1,5 @@
-import { ApiError, call, panel, type Session } from './api.js';
+import { ApiError, call, panel } from './api.js';
+import type { Session } from '../../shared/api-types.js';
 import { newPasswordInputs } from './new-password.js';
 import { field, h, message, replaceContent } from './ui.js';
 

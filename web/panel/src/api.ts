@@ -3,17 +3,9 @@
  * this request (X-Panel-Mode) and, on every change, the session's CSRF token (X-CSRF-Token). No key or
  * token is ever kept in storage.
  */
-export type Mode = 'test' | 'live';
+import type { Session } from '../../shared/api-types.js';
 
-export interface Session {
-  user: { id: number; email: string; role: 'owner' | 'developer' | 'viewer' };
-  merchant: { id: number; name: string };
-  csrfToken: string;
-  checkoutUrl: string;
-  /** The gateway keeps its card key in its own store: a live key issued here makes its next start refuse. */
-  developmentStore: boolean;
-  expiresAt: string;
-}
+export type Mode = 'test' | 'live';
 
 /** An answer that is not 2xx. Both error bodies: RFC 9457 problems (`detail`) and the error guide (`message`). */
 export class ApiError extends Error {

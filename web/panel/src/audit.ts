@@ -1,17 +1,10 @@
 import { call, when } from './api.js';
+import type { AuditEntry, Page } from '../../shared/api-types.js';
 import { h, replaceContent, table } from './ui.js';
-
-interface AuditEntry {
-  action: string;
-  target: string;
-  mode: string | null;
-  by: string | null;
-  at: string;
-}
 
 /** Owners only: key rotations, refunds and settings changes, who and when. */
 export async function renderAudit(root: HTMLElement): Promise<void> {
-  const page = await call<{ data: AuditEntry[] }>('GET', '/audit-log?limit=100');
+  const page = await call<Page<AuditEntry>>('GET', '/audit-log?limit=100');
   replaceContent(
     root,
     h('h1', {}, 'Audit log'),

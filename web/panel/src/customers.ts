@@ -1,38 +1,8 @@
-import { ApiError, call, canChange, money, when, type Session } from './api.js';
+import { ApiError, call, canChange, money, when } from './api.js';
+import type { Customer, CustomerSummary, Page, PaymentRequest, Session } from '../../shared/api-types.js';
 import { announce, button, field, h, message, nextPageButton, replaceContent, table } from './ui.js';
 import { requestLink, statusBadge } from './payment-facts.js';
 
-interface Customer {
-  id: number;
-  name: string;
-  email: string;
-  address: string | null;
-  phone: string | null;
-  memberId: string | null;
-  depositsByCurrency: Record<string, number>;
-  createDate: string;
-}
-interface Totals {
-  currency: string;
-  count: number;
-  amount: number;
-  amountPaid: number;
-  amountRefunded: number;
-  net: number;
-}
-interface PaymentRequest {
-  paymentRequestId: number;
-  reference: string;
-  amount: number;
-  currency: string;
-  status: string;
-  createDate: string;
-}
-interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 /** The list's search: GET /customers filters by exact e-mail or by the merchant's own memberId. */
 interface Search {
   by: 'email' | 'memberId';
@@ -130,7 +100,7 @@ function searchForm(current: Search | undefined, run: (search?: Search) => Promi
 
 /** The record, its payment requests counted and summed per currency, and the requests themselves. */
 async function renderDetail(root: HTMLElement, session: Session, id: number): Promise<void> {
-  const summary = await call<{ customer: Customer; totals: Totals[] }>('GET', `/customers/${id}/summary`);
+  const summary = await call<CustomerSummary>('GET', `/customers/${id}/summary`);
   const { customer } = summary;
   const requests = h('section', { 'aria-labelledby': 'requests-title' });
   const facts: Array<[string, string]> = [

@@ -1,21 +1,6 @@
 import { call, money, panel } from './api.js';
+import type { Dashboard, DashboardDay } from '../../shared/api-types.js';
 import { h, replaceContent, table } from './ui.js';
-
-interface DashboardDay {
-  day: string;
-  currency: string;
-  count: number;
-  approved: number;
-  declined: number;
-  volume: number;
-}
-interface Dashboard {
-  from: string;
-  to: string;
-  days: DashboardDay[];
-  approval: { approved: number; declined: number; rate: number | null };
-  topDeclineReasons: Array<{ declineCode: string; declineReason: string | null; count: number }>;
-}
 
 const RANGES = [7, 30, 90] as const;
 /** The API's default range, so that the first answer (no from/to) is the range shown. */

@@ -1,41 +1,16 @@
-import { call, when, type Session } from './api.js';
+import { call, when } from './api.js';
+import type {
+  CheckoutSessionGrant,
+  EventDetail,
+  EventSummary,
+  Notice,
+  Page,
+  PaymentRequest,
+  ReceivedCallback,
+  Session,
+} from '../../shared/api-types.js';
 import { renderFailedJobs } from './failed-jobs.js';
 import { button, field, h, message, nextPageButton, replaceContent, table } from './ui.js';
-
-interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-interface EventSummary {
-  id: string;
-  type: string;
-  created: string;
-}
-interface Attempt {
-  at: string;
-  url: string;
-  statusCode: number | null;
-  durationMs: number;
-  error: { message: string } | null;
-}
-interface ReceivedCallback {
-  callbackId: number;
-  source: string;
-  eventId: string | null;
-  transactionId: string | null;
-  status: string | null;
-  signatureValid: boolean | null;
-  receivedAt: string;
-  processedAt: string | null;
-  processingError: string | null;
-}
-interface Notice {
-  at: string;
-  to: string;
-  subject: string;
-  kind: string;
-}
 
 /**
  * Developers: events and their deliveries (re-send), received provider and test callbacks with their
@@ -109,7 +84,7 @@ async function renderCallbacks(section: HTMLElement, cursor?: string): Promise<v
 }
 
 async function showEvent(detail: HTMLElement, id: string): Promise<void> {
-  const event = await call<EventSummary & { attempts: Attempt[]; pendingDeliveries: number }>('GET', `/events/${id}`);
+  const event = await call<EventDetail>('GET', `/events/${id}`);
   const feedback = h('div', { class: 'feedback' });
   const resend = button('Re-send', async () => {
     try {
@@ -158,7 +133,7 @@ function testPayment(session: Session): HTMLElement {
     const tab = window.open('about:blank', '_blank');
     void (async () => {
       try {
-        const created = await call<{ paymentRequestId: number }>(
+        const created = await call<PaymentRequest>(
           'POST',
           '/payment-requests',
           {
@@ -169,7 +144,7 @@ function testPayment(session: Session): HTMLElement {
           { mode: 'test' },
         );
         const id = created.paymentRequestId;
-        const minted = await call<{ token: string }>(
+        const minted = await call<CheckoutSessionGrant>(
           'POST',
           `/payment-requests/${id}/checkout-session`,
           {},

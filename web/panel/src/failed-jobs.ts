@@ -1,19 +1,6 @@
-import { call, canChange, when, type Session } from './api.js';
+import { call, canChange, when } from './api.js';
+import type { FailedJob, Page, Session } from '../../shared/api-types.js';
 import { announce, button, h, message, nextPageButton, replaceContent, table } from './ui.js';
-
-interface FailedJob {
-  id: number;
-  kind: string;
-  attempts: number;
-  payload: Record<string, number>;
-  lastError: string | null;
-  failedAt: string | null;
-}
-interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 
 const KINDS: Record<string, string> = {
   'payment.capture': 'Scheduled capture',

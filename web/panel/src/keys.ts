@@ -1,12 +1,6 @@
-import { call, canChange, when, type Mode, type Session } from './api.js';
+import { call, canChange, when, type Mode } from './api.js';
+import type { KeySummary, Session } from '../../shared/api-types.js';
 import { announce, button, h, message, replaceContent, shownOnce, table } from './ui.js';
-
-export interface KeySummary {
-  mode: Mode;
-  prefix: string;
-  createdAt: string;
-  exposedAt: string | null;
-}
 
 export const listKeys = (session: Session) => call<KeySummary[]>('GET', `/users/${session.user.id}/apikeys`);
 

@@ -1,5 +1,6 @@
 import './style.css';
-import { ApiError, call, canChange, panel, setMode, type Mode, type Session } from './api.js';
+import type { Session } from '../../shared/api-types.js';
+import { ApiError, call, canChange, panel, setMode, type Mode } from './api.js';
 import { renderAccept } from './accept.js';
 import { renderAccount } from './account.js';
 import { renderAudit } from './audit.js';

@@ -1,4 +1,5 @@
-import { ApiError, call, type Session } from './api.js';
+import { ApiError, call } from './api.js';
+import type { Session } from '../../shared/api-types.js';
 import { newPasswordInputs, takeLinkToken } from './new-password.js';
 import { field, h, message, replaceContent } from './ui.js';
 
@@ -48,7 +49,7 @@ export function renderForgotPassword(root: HTMLElement): void {
       return;
     }
     submit.disabled = true;
-    call<{ message: string }>('POST', '/auth/password-reset', { email: email.value }, { signedIn: false })
+    call('POST', '/auth/password-reset', { email: email.value }, { signedIn: false })
       .then(() =>
         replaceContent(
           feedback,

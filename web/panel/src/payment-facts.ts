@@ -1,35 +1,5 @@
 import { h } from './ui.js';
-
-/** A payment as GET /payments and GET /payments/{id} answer it (the fields the panel shows). */
-export interface Payment {
-  paymentId: number;
-  paymentRequestId: number;
-  transactionId: string | null;
-  status: string;
-  refundStatus: 'none' | 'partially_refunded' | 'refunded';
-  amount: number;
-  currency: string;
-  amountCaptured: number;
-  amountRefunded: number;
-  processor: string;
-  method: string;
-  payer: { name: string | null; email: string | null };
-  upiId: string | null;
-  walletType: string | null;
-  card: { brand: string; bin: string; last4: string; expiration: string } | null;
-  declineCode: string | null;
-  declineReason: string | null;
-  threeDs: { result: string; eci: string | null } | null;
-  createDate: string;
-}
-
-/** A request's last payment attempt as GET /payment-requests lists it: the card by brand and last 4 only. */
-export interface LastPayment extends Pick<
-  Payment,
-  'paymentId' | 'status' | 'method' | 'payer' | 'upiId' | 'walletType'
-> {
-  card: { brand: string; last4: string } | null;
-}
+import type { LastPayment, Payment } from '../../shared/api-types.js';
 
 /** The API's status words, as a reader says them. */
 const STATUS_LABELS: Record<string, string> = {

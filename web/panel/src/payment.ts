@@ -1,5 +1,6 @@
 import { call, money, when } from './api.js';
-import { methodOf, payerOf, paymentStatus, requestLink, type Payment } from './payment-facts.js';
+import type { Payment } from '../../shared/api-types.js';
+import { methodOf, payerOf, paymentStatus, requestLink } from './payment-facts.js';
 import { h, replaceContent } from './ui.js';
 
 /**

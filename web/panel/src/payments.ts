@@ -1,4 +1,5 @@
 import { ApiError, call, download, money, when } from './api.js';
+import type { ListedPaymentRequest, Page, Payment, PaymentRequest } from '../../shared/api-types.js';
 import {
   apiQuery,
   filterForm,
@@ -10,38 +11,9 @@ import {
   type FilterName,
   type Filters,
 } from './list-filters.js';
-import {
-  methodOf,
-  payerOf,
-  paymentLink,
-  paymentStatus,
-  requestLink,
-  statusBadge,
-  type LastPayment,
-  type Payment,
-} from './payment-facts.js';
+import { methodOf, payerOf, paymentLink, paymentStatus, requestLink, statusBadge } from './payment-facts.js';
 import { timelineSection } from './timeline.js';
 import { announce, button, field, h, message, replaceContent, table } from './ui.js';
-
-interface PaymentRequest {
-  paymentRequestId: number;
-  amount: number;
-  currency: string;
-  reference: string;
-  status: string;
-  amountPaid: number;
-  amountRefunded: number;
-  createDate: string;
-}
-/** As GET /payment-requests lists it: with its newest payment attempt, null before the first. */
-interface ListedRequest extends PaymentRequest {
-  lastPayment: LastPayment | null;
-}
-interface PageOf<T> {
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
 
 /** The two lists: payment requests (#/payments) and every payment attempt (#/payments/attempts). */
 const LISTS = {
@@ -53,7 +25,7 @@ const LISTS = {
     headers: ['Id', 'Reference', 'Method', 'Payer', 'Amount', 'Paid', 'Refunded', 'Status', 'Created'],
     search: [] as readonly FilterName[],
     // Method and payer are those of the request's last attempt: empty before the first.
-    row: (r: ListedRequest) => [
+    row: (r: ListedPaymentRequest) => [
       requestLink(r.paymentRequestId),
       r.reference,
       r.lastPayment ? methodOf(r.lastPayment) : '',
@@ -156,7 +128,7 @@ export async function renderPaymentRequests(root: HTMLElement): Promise<void> {
   const query = apiQuery(chosen);
   query.set('limit', '20');
   if (cursor) query.set('cursor', cursor);
-  let page: PageOf<ListedRequest & Payment>;
+  let page: Page<ListedPaymentRequest & Payment>;
   try {
     page = await call('GET', `${list.path}?${query}`);
   } catch (error) {

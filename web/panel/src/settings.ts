@@ -1,15 +1,6 @@
-import { call, canChange, when, type Session } from './api.js';
-import { EVENT_TYPE_LIST as EVENT_TYPES } from '../../../src/modules/notifications/event-type-list.js';
+import { call, canChange, when } from './api.js';
+import type { NewWebhookSecret, Session, Settings } from '../../shared/api-types.js';
 import { button, field, h, message, replaceContent, shownOnce } from './ui.js';
-
-interface Settings {
-  businessName: string | null;
-  notifyUrl: string | null;
-  checkoutOrigins: string[];
-  eventTypes: string[] | null;
-  webhookSecretPrefix: string;
-  endpointDisabledAt: string | null;
-}
 
 /** Settings of the current mode, over GET/PATCH /settings and POST /settings/webhook-secret. */
 export async function renderSettings(root: HTMLElement, session: Session): Promise<void> {
@@ -22,7 +13,7 @@ export async function renderSettings(root: HTMLElement, session: Session): Promi
   origins.value = settings.checkoutOrigins.join('\n');
   const allTypes = h('input', { type: 'checkbox', id: 'all-types' });
   allTypes.checked = settings.eventTypes === null;
-  const typeBoxes = EVENT_TYPES.map((type) => {
+  const typeBoxes = settings.availableEventTypes.map((type) => {
     const box = h('input', { type: 'checkbox', id: `type-${type}`, value: type });
     box.checked = settings.eventTypes === null || settings.eventTypes.includes(type);
     box.disabled = allTypes.checked;
@@ -69,7 +60,7 @@ export async function renderSettings(root: HTMLElement, session: Session): Promi
   const rotate = button('Rotate signing secret', async () => {
     if (!confirm('Create a new webhook signing secret? The previous one keeps signing for 24 hours.')) return;
     try {
-      const created = await call<{ secret: string; previousValidUntil: string }>('POST', '/settings/webhook-secret');
+      const created = await call<NewWebhookSecret>('POST', '/settings/webhook-secret');
       replaceContent(
         secretArea,
         shownOnce(

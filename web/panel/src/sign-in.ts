@@ -1,4 +1,5 @@
-import { ApiError, call, type Session } from './api.js';
+import { ApiError, call } from './api.js';
+import type { Session } from '../../shared/api-types.js';
 import { h, message, replaceContent } from './ui.js';
 
 /** The sign-in form (labels "Email" and "Password", button "Sign in": decisions.md), with why we are here. */

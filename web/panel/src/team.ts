@@ -1,23 +1,8 @@
-import { call, when, type Session } from './api.js';
+import { call, when } from './api.js';
+import type { Role, Session, Team, TeamMemberChange } from '../../shared/api-types.js';
 import { announce, button, field, h, message, replaceContent, table } from './ui.js';
 
-type Role = Session['user']['role'];
 const ROLES: Role[] = ['owner', 'developer', 'viewer'];
-
-interface Member {
-  userId: number;
-  email: string;
-  role: Role;
-  since: string;
-}
-interface Invitation {
-  invitationId: number;
-  email: string;
-  role: Role;
-  invitedBy: string | null;
-  expiresAt: string;
-  expired: boolean;
-}
 
 /** A labelled role picker (the label is visible, or given to assistive technology only for a table cell). */
 function rolePicker(id: string, current: Role, label?: string): HTMLSelectElement {
@@ -35,7 +20,7 @@ const keysRevoked = (count: number) =>
  * an open invitation, change a role and remove a user. The gateway refuses the rest; the page does not offer it.
  */
 export async function renderTeam(root: HTMLElement, session: Session): Promise<void> {
-  const team = await call<{ members: Member[]; invitations: Invitation[] }>('GET', '/team');
+  const team = await call<Team>('GET', '/team');
   const owner = session.user.role === 'owner';
   const feedback = h('div', { class: 'feedback' });
   /** Does one change and says how it went (`said` may read the answer); true when it was done. */
@@ -67,7 +52,7 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
         if (demotion && !confirm(`Make ${m.email} a viewer? Viewers hold no API key: theirs stop working at once.`))
           return;
         const changed = await act(
-          () => call<{ apiKeysRevoked: number }>('PATCH', `/team/members/${m.userId}`, { role }),
+          () => call<TeamMemberChange>('PATCH', `/team/members/${m.userId}`, { role }),
           (answer) => `${m.email} is now ${role}.${keysRevoked(answer.apiKeysRevoked)}`,
         );
         // Your own new role: the panel starts again with it (what it offers depends on the role).
@@ -81,7 +66,7 @@ export async function renderTeam(root: HTMLElement, session: Session): Promise<v
         if (!confirm(`Remove ${m.email} from the team? Their sessions end and their API keys stop working at once.`))
           return;
         await act(
-          () => call<{ apiKeysRevoked: number }>('DELETE', `/team/members/${m.userId}`),
+          () => call<TeamMemberChange>('DELETE', `/team/members/${m.userId}`),
           (answer) => `${m.email} was removed.${keysRevoked(answer.apiKeysRevoked)}`,
         );
       },

@@ -1,29 +1,6 @@
 import { call, money, when } from './api.js';
+import type { Timeline, TimelineEntry } from '../../shared/api-types.js';
 import { h } from './ui.js';
-
-/** The entries of GET /payment-requests/{id}/timeline, oldest first. */
-type TimelineEntry =
-  | { kind: 'created'; at: string; amount: number; currency: string }
-  | { kind: 'event'; at: string; eventId: string; type: string }
-  | {
-      kind: 'callback';
-      at: string;
-      callback: {
-        source: string;
-        status: string | null;
-        signatureValid: boolean | null;
-        processingError: string | null;
-      };
-    }
-  | {
-      kind: 'notification_attempt';
-      at: string;
-      eventId: string;
-      url: string;
-      statusCode: number | null;
-      durationMs: number;
-      error: { message: string } | null;
-    };
 
 const SIGNATURE = { true: 'signature valid', false: 'signature INVALID', null: 'no signature (test call)' };
 
@@ -55,7 +32,7 @@ function describe(entry: TimelineEntry): [string, string] {
 
 /** Every state change, provider callback and notification attempt of a payment request, in order, with times. */
 export async function timelineSection(id: number): Promise<HTMLElement> {
-  const timeline = await call<{ entries: TimelineEntry[] }>('GET', `/payment-requests/${id}/timeline`);
+  const timeline = await call<Timeline>('GET', `/payment-requests/${id}/timeline`);
   return h(
     'section',
     { 'aria-labelledby': 'timeline-heading' },

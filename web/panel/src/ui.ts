@@ -1,6 +1,6 @@
-import { h } from '../../checkout/src/dom.js';
+import { h } from '../../shared/dom.js';
 
-export { h, replaceContent } from '../../checkout/src/dom.js';
+export { h, replaceContent } from '../../shared/dom.js';
 
 /** Says something to screen-reader users without moving their focus. */
 export function announce(text: string): void {
