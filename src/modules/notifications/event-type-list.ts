@@ -1,7 +1,7 @@
 /**
- * The event types a merchant may choose to receive (settings.eventTypes), as plain data: the control
- * panel's build imports this file too, so it must import nothing. event-types.ts checks it against the
- * event catalog.
+ * The event types a merchant may choose to receive (settings.eventTypes; GET /settings lists them as
+ * availableEventTypes, which the control panel offers). event-types.ts checks it against the event
+ * catalog.
  */
 export const EVENT_TYPE_LIST = [
   'payment.succeeded',
