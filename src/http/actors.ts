@@ -1,4 +1,12 @@
-import type { KeyMode, MerchantStatus, UserRole } from '../storage/schema.js';
+/**
+ * The caller's key mode, merchant status and user role, as credentials check them. The modules own these
+ * words (api-keys' KeyMode, merchants' MerchantStatus and UserRole); http sits below the modules, so it
+ * spells the same values here, and test/architecture/vocabulary.test.ts keeps the two spellings equal.
+ */
+export type KeyMode = 'test' | 'live';
+export type MerchantStatus = 'active' | 'restricted' | 'suspended';
+/** owner: everything, the audit log included; developer: all but the audit log; viewer: reads only. */
+export type UserRole = 'owner' | 'developer' | 'viewer';
 
 /** Who is calling. Every authenticated request carries exactly one. */
 export type Actor = ApiKeyActor | CheckoutActor | UserActor | PanelActor;

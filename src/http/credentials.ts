@@ -6,7 +6,7 @@ import type { Db } from '../storage/db.js';
 import { safeEqual } from '../lib/crypto.js';
 import type { MerchantScope } from '../lib/scope.js';
 import { checkoutBoundParam, sessionRolesOf, type RoutePolicy } from './route-policy.js';
-import type { MerchantStatus } from '../storage/schema.js';
+import type { MerchantStatus } from './actors.js';
 import type { Config } from '../config.js';
 import type {
   Actor,

@@ -1,6 +1,6 @@
 import type { ErrorName } from '../errors.js';
 import { CARD_PROCESSORS } from '../processors/registry.js';
-import type { UserRole } from '../storage/schema.js';
+import type { UserRole } from './actors.js';
 
 /**
  * The access and answer policy of every route, in one place.

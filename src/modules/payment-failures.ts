@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { AppError, ERRORS } from '../errors.js';
-import type { PaymentStatus } from '../storage/schema.js';
+import type { PaymentStatus } from './payments/tables.js';
 
 /** What decides a payment's error (a payment row, or the part of it a module reads). */
 export interface AttemptOutcome {

@@ -1,4 +1,5 @@
-import type { PaymentRequestStatus, PaymentStatus, ThreeDsRecord } from '../storage/schema.js';
+import type { PaymentRequestStatus } from './payment-requests/tables.js';
+import type { PaymentStatus, ThreeDsRecord } from './payments/tables.js';
 
 /**
  * The one place that decides which status changes are legal (decisions.md "States").

@@ -7,7 +7,8 @@ import { rotateApiKey } from '../../src/modules/api-keys/index.js';
 import { createMerchant, setMerchantStatus } from '../../src/modules/merchants/index.js';
 import { startGateway, type Gateway, type StartOptions } from '../../src/server.js';
 import type { Db } from '../../src/storage/db.js';
-import type { KeyMode, MerchantStatus } from '../../src/storage/schema.js';
+import type { KeyMode } from '../../src/modules/api-keys/index.js';
+import type { MerchantStatus } from '../../src/modules/merchants/index.js';
 import { freshDatabaseUrl, listenEnvFor } from './database.js';
 import { useStarted } from './lifecycle.js';
 

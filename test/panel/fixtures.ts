@@ -1,5 +1,5 @@
 import { hashPassword } from '../../src/modules/merchants/passwords.js';
-import type { UserRole } from '../../src/storage/schema.js';
+import type { UserRole } from '../../src/modules/merchants/index.js';
 import { PASSWORD, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 
 let made = 0;

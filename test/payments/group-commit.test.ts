@@ -11,7 +11,7 @@ import {
   type PaymentRow,
 } from '../../src/modules/payments/repository.js';
 import { enableGroupCommit, groupStats } from '../../src/storage/group-commit.js';
-import type { PaymentStatus } from '../../src/storage/schema.js';
+import type { PaymentStatus } from '../../src/modules/payments/index.js';
 import type { PaymentPatch } from '../../src/modules/state-machine.js';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, card, createRequest } from './fixtures.js';

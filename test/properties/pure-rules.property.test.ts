@@ -8,7 +8,8 @@ import { checkSignature } from '../../src/modules/callbacks/signature.js';
 import { passesLuhn } from '../../src/modules/cards/card-number.js';
 import { createVault } from '../../src/modules/cards/vault.js';
 import { paymentSourcesFor, requestSourcesFor, requestStatusFor } from '../../src/modules/state-machine.js';
-import type { PaymentRequestStatus, PaymentStatus } from '../../src/storage/schema.js';
+import type { PaymentRequestStatus } from '../../src/modules/payment-requests/index.js';
+import type { PaymentStatus } from '../../src/modules/payments/index.js';
 
 // Pure rules checked over generated inputs: each property states what must hold for every input.
 

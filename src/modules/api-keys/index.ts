@@ -12,3 +12,4 @@ export {
   type KeyCache,
   type KeyCacheStats,
 } from './key-cache.js';
+export type { KeyMode, ApiKeysTable } from './tables.js';

@@ -1,5 +1,5 @@
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
-import type { KeyMode } from '../../storage/schema.js';
+import type { KeyMode } from './tables.js';
 
 /** svc_test_sk_ / svc_live_sk_ followed by 40 random base62 characters (~238 bits). */
 export const API_KEY_PATTERN = /^svc_(test|live)_sk_[0-9A-Za-z]{32,128}$/;

@@ -1,5 +1,5 @@
 import type { Db } from '../../storage/db.js';
-import type { KeyMode } from '../../storage/schema.js';
+import type { KeyMode } from './tables.js';
 import { findActiveKeysOfUser } from './repository.js';
 
 export interface KeySummary {

@@ -1,12 +1,15 @@
+import type { Selectable } from 'kysely';
 import type { Db } from '../../storage/db.js';
-import type { KeyMode, MerchantStatus } from '../../storage/schema.js';
+import type { Database } from '../../storage/schema.js';
+import type { KeyMode } from './tables.js';
 
 export interface ActiveKey {
   keyId: number;
   userId: number;
   mode: KeyMode;
   merchantId: number;
-  merchantStatus: MerchantStatus;
+  /** Named through the table: the merchants module, which owns the status, imports this module. */
+  merchantStatus: Selectable<Database['merchants']>['status'];
 }
 
 /** One indexed read; the key cache (key-cache.ts) keeps its answer while it is exact. */

@@ -1,6 +1,6 @@
 import { AppError, notFound } from '../../errors.js';
 import type { DbContext } from '../../context.js';
-import type { KeyMode } from '../../storage/schema.js';
+import type { KeyMode } from './tables.js';
 import { generateApiKey } from './keys.js';
 import { insertKey, lockUser, revokeActiveKeys } from './repository.js';
 

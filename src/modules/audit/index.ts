@@ -3,3 +3,4 @@ export { auditRoutes as routes } from './routes.js';
 export { recordAudit } from './record-audit.js';
 export type { AuditEntry } from './repository.js';
 export type { AuditAction } from './actions.js';
+export type { AuditLogTable } from './tables.js';

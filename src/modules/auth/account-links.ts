@@ -7,7 +7,7 @@ import {
   newLinkToken,
   type LinkTokenKind,
 } from '../../lib/link-token.js';
-import type { AccountLinkKind } from '../../storage/schema.js';
+import type { AccountLinkKind } from './tables.js';
 import { queueNotice, type NoticeComposer } from '../notifications/index.js';
 import {
   countLinksSince,

@@ -11,6 +11,7 @@ export { createAccessTokens, type AccessTokens } from './jwt.js';
 export { checkCredentials, type SignedInUser } from './login.js';
 export { signInByLink } from './sign-in-by-link.js';
 export { accountLinkMail } from './account-links.js';
+export type { AccountLinkKind, AccountLinksTable, LoginFailuresTable, SignInGuardsTable } from './tables.js';
 
 /** Failed sign-ins no one repeated for a day are forgotten. */
 export const sweeps = (ctx: DbContext): Sweep[] => [{ everyMs: 10 * 60_000, run: () => forgetStaleFailures(ctx) }];

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import { inTransaction, type AppContext } from '../../context.js';
-import type { UserRole } from '../../storage/schema.js';
+import type { UserRole } from '../merchants/index.js';
 import { findUserByEmail, normalizeEmail, verifyPassword } from '../merchants/index.js';
 import { sendAccountLink } from './account-links.js';
 import { countFailure, guardedAnswer, refuseLocked } from './lock-out.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.js';
-import type { AccountLinkKind } from '../../storage/schema.js';
+import type { AccountLinkKind } from './tables.js';
 
 // ---- failed sign-ins, per typed e-mail (whether or not the account exists)
 

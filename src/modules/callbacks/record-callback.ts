@@ -2,7 +2,7 @@ import { dedupeKey } from '../../jobs/catalog.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import type { AppContext, DbContext } from '../../context.js';
 import type { MerchantScope } from '../../lib/scope.js';
-import type { CallbackEventSource } from '../../storage/schema.js';
+import type { CallbackEventSource } from './tables.js';
 import { redacted, redactForm, redactJson } from './redact-secrets.js';
 import { insertCallbackEvent } from './repository.js';
 import type { ProviderCallback, ProviderSource } from './schemas.js';

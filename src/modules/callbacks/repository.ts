@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../storage/db.js';
 import type { MerchantScope } from '../../lib/scope.js';
-import type { CallbackEventSource, CallbackEventsTable } from '../../storage/schema.js';
+import type { CallbackEventSource, CallbackEventsTable } from './tables.js';
 import { PROVIDER_SOURCES } from './schemas.js';
 
 export type CallbackEventRow = Selectable<CallbackEventsTable>;

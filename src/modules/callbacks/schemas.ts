@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { CallbackEventSource } from '../../storage/schema.js';
+import type { CallbackEventSource } from './tables.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
 import { nullable } from '../../lib/schema.js';
 

@@ -2,3 +2,4 @@
 export { checkoutSessionRoutes as routes } from './routes.js';
 export { checkoutTokenVerifier } from './verifier.js';
 export { exchangeLegacyApiKey } from './exchange-legacy-api-key.js';
+export type { CheckoutSessionsTable } from './tables.js';

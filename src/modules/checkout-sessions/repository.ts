@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../storage/db.js';
-import type { CheckoutSessionsTable } from '../../storage/schema.js';
+import type { CheckoutSessionsTable } from './tables.js';
 
 export async function insertCheckoutSession(db: Db, values: Insertable<CheckoutSessionsTable>) {
   return db.insertInto('checkout_sessions').values(values).returning(['id', 'expires_at']).executeTakeFirstOrThrow();

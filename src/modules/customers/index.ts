@@ -3,3 +3,4 @@ export { customerRoutes as routes } from './routes.js';
 
 // What other modules (and tests seeding state) may call.
 export { createCustomer } from './create-customer.js';
+export type { CustomersTable } from './tables.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.js';
-import type { CustomersTable } from '../../storage/schema.js';
+import type { CustomersTable } from './tables.js';
 import { fromMinor } from '../../lib/money.js';
 import { sumMajorUnits } from './major-units.js';
 import type { Customer } from './schemas.js';

@@ -15,6 +15,7 @@ export {
   type Claim,
   type RecoveryPoint,
 } from './repository.js';
+export type { IdempotencyKeysTable } from './tables.js';
 
 /** The background side: the purge of expired keys. */
 export const sweeps = (ctx: DbContext): Sweep[] => [purgeSweep(ctx)];

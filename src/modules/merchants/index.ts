@@ -4,3 +4,4 @@ export { assertPasswordRules, hashPassword, verifyPassword } from './passwords.j
 export { setMerchantStatus, MERCHANT_STATUSES } from './set-merchant-status.js';
 export { findUserByEmail } from './repository.js';
 export { seedDemoMerchant, type DemoCredentials } from './demo.js';
+export type { MerchantStatus, UserRole, MerchantsTable, UsersTable } from './tables.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../storage/db.js';
-import type { MerchantStatus } from '../../storage/schema.js';
+import type { MerchantStatus } from './tables.js';
 
 export async function insertMerchant(db: Db, values: { name: string }) {
   return db.insertInto('merchants').values(values).returningAll().executeTakeFirstOrThrow();

@@ -1,6 +1,6 @@
 import { AppError, notFound } from '../../errors.js';
 import type { Db } from '../../storage/db.js';
-import type { MerchantStatus } from '../../storage/schema.js';
+import type { MerchantStatus } from './tables.js';
 import { updateMerchantStatus } from './repository.js';
 import { awaitKeyCacheAcknowledgements } from '../api-keys/index.js';
 

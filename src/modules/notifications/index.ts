@@ -20,6 +20,14 @@ export { queueNotice } from './queue-notice.js';
 export type { NoticeComposer, NoticeComposers } from './send-notice.js';
 export { eventHistory } from './event-history.js';
 export { checkNotifyUrl } from './check-notify-url.js';
+export type {
+  MerchantSettingsTable,
+  DeliveryStatus,
+  WebhookDeliveriesTable,
+  WebhookAttemptsTable,
+  DailyReportsTable,
+  NoticesTable,
+} from './tables.js';
 
 /** Events are kept for 31 days; their purge may be minutes late. */
 const PURGE_EVERY_MS = 10 * 60_000;

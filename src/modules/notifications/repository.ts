@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/db.js';
-import type { MerchantSettingsTable } from '../../storage/schema.js';
+import type { MerchantSettingsTable } from './tables.js';
 import type { FreePlaces } from './endpoint-places.js';
 import { endpointOf } from './sender.js';
 

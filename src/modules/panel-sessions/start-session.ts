@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { UserRole } from '../../storage/schema.js';
+import type { UserRole } from '../merchants/index.js';
 import { checkCredentials, type SignedInUser } from '../auth/index.js';
 import { deleteExpiredSessions, findMerchantName, insertSession } from './repository.js';
 import { csrfTokenOf, generateSessionToken, slidingExpiry } from './tokens.js';

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { fromMinor } from '../../lib/money.js';
-import type { PaymentRequestsTable } from '../../storage/schema.js';
+import type { PaymentRequestsTable } from './tables.js';
 import { listedLastPayment, type ListedRequestRow } from './last-payment.js';
 import type { ListedPaymentRequest, PaymentRequestRecord } from './schemas.js';
 import { effectiveStatus } from './status.js';

@@ -3,7 +3,7 @@ import type { AmountRange } from '../../lib/amount-range.js';
 import type { MerchantScope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
 import { requestSourcesFor } from '../state-machine.js';
-import type { PaymentRequestStatus, PaymentRequestsTable } from '../../storage/schema.js';
+import type { PaymentRequestStatus, PaymentRequestsTable } from './tables.js';
 import { hasEffectiveStatus, openAt } from './status.js';
 
 export type { MerchantScope };

@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import { conflict } from '../../errors.js';
-import type { Database, PaymentRequestStatus, PaymentRequestsTable } from '../../storage/schema.js';
+import type { Database } from '../../storage/schema.js';
+import type { PaymentRequestStatus, PaymentRequestsTable } from './tables.js';
 
 type PaymentRequestRow = Pick<Selectable<PaymentRequestsTable>, 'status' | 'expires_at'>;
 

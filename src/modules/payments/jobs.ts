@@ -10,7 +10,7 @@ import {
   type PaymentRow,
 } from './repository.js';
 import { settlePayment } from './settle.js';
-import type { PaymentStatus } from '../../storage/schema.js';
+import type { PaymentStatus } from './tables.js';
 import type { PaymentContext, Settlement } from './types.js';
 
 /** A payment still pending (a refund still unanswered) this long after its last change is asked about at its processor. */

@@ -1,5 +1,5 @@
 import { AppError, invalidFormat } from '../../errors.js';
-import type { KeyMode } from '../../storage/schema.js';
+import type { KeyMode } from '../api-keys/index.js';
 
 /** Only the sandbox network is connected: a live key cannot pay, and says so (a live key asking for the sandbox is a mistake). */
 export function refuseLiveMode(input: { mode: KeyMode; isSandbox?: boolean }, what: string): void {

@@ -1,6 +1,6 @@
 import { invalidFormat } from '../../errors.js';
 import { checkReturnUrl } from '../../lib/return-url.js';
-import type { KeyMode } from '../../storage/schema.js';
+import type { KeyMode } from '../api-keys/index.js';
 
 /**
  * The submission fields that are the merchant's, not the payer's: where the merchant's signed

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { AmountRange } from '../../lib/amount-range.js';
 import type { MerchantScope as Scope } from '../../lib/scope.js';
 import type { Db } from '../../storage/db.js';
-import type { PaymentStatus } from '../../storage/schema.js';
+import type { PaymentStatus } from './tables.js';
 
 /**
  * Every query of the payments module: payments, their cards and refunds. The caller owns the

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { CardsTable, PaymentsTable } from '../../storage/schema.js';
+import type { CardsTable, PaymentsTable } from './tables.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type CardRow = Selectable<CardsTable>;

@@ -1,7 +1,7 @@
 import { channel, subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterCommit } from '../../storage/after-commit.js';
 import type { Db } from '../../storage/db.js';
-import type { PaymentStatus } from '../../storage/schema.js';
+import type { PaymentStatus } from './tables.js';
 import type { PaymentRow } from './rows.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { TypedCard } from '../cards/index.js';
-import type { KeyMode, ThreeDsRecord } from '../../storage/schema.js';
+import type { KeyMode } from '../api-keys/index.js';
+import type { ThreeDsRecord } from './tables.js';
 import type { CardRow, PaymentRow } from './repository.js';
 
 /** What the payment actions use of the context; `db` may be the caller's transaction. */

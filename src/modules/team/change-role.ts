@@ -1,6 +1,6 @@
 import type { DbContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import type { UserRole } from '../../storage/schema.js';
+import type { UserRole } from '../merchants/index.js';
 import { revokeKeysOfUser } from '../api-keys/index.js';
 import { keepAnOwner } from './refusals.js';
 import { presentMember } from './list-team.js';

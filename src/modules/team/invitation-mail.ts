@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { UserRole } from '../../storage/schema.js';
+import type { UserRole } from '../merchants/index.js';
 import type { NoticeComposer } from '../notifications/index.js';
 import { composeLinkMail } from '../../lib/link-token.js';
 import { INVITATION_TOKEN } from './invitation-token.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { UserRole } from '../../storage/schema.js';
+import type { UserRole } from '../merchants/index.js';
 import { checkedEmail, findUserByEmail } from '../merchants/index.js';
 import { queueNotice } from '../notifications/index.js';
 import { INVITATION_LINK, invitationText } from './invitation-mail.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../storage/db.js';
-import type { UserRole } from '../../storage/schema.js';
+import type { UserRole } from '../merchants/index.js';
 
 /** The merchant's users still on the team, oldest first. */
 export function findMembers(db: Db, merchantId: number) {
