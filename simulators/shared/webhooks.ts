@@ -22,9 +22,11 @@ export class WebhookSender {
 
   constructor(public url: string | undefined) {}
 
-  send(type: string, body: string, headers: Record<string, string>, copies = 1): void {
+  /** Queues `copies` deliveries; the first goes `delayMs` after the call (after the API answer is written). */
+  send(type: string, body: string, headers: Record<string, string>, copies = 1, delayMs = 0): void {
     if (!this.url || this.closed) return;
     const url = this.url;
+    this.chain = this.chain.then(() => new Promise<void>((resolve) => setTimeout(resolve, delayMs)));
     for (let i = 0; i < copies; i++) {
       this.chain = this.chain.then(() => this.post(url, type, body, headers));
     }
