@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Contract, type Operation, type Violation } from '../shared/contract.js';
+import { documentUrl } from '../shared/documents.js';
 import { type Fault, Faults, sleep } from '../shared/faults.js';
 import { escapeHtml, type ListenOptions, listen, redirect, sendHtml, sendJson } from '../shared/http.js';
 import { IdempotencyStore } from '../shared/idempotency.js';
@@ -9,8 +10,8 @@ import type { LedgerEntry } from '../shared/ledger.js';
 import { type Delivery, WebhookSender } from '../shared/webhooks.js';
 import { AdyenPayments, type Answer, type NotificationItem, serviceError } from './payments.js';
 
-const CHECKOUT = new URL('../openapi/adyen-checkout-v72.json', import.meta.url);
-const WEBHOOKS = new URL('../openapi/adyen-webhooks-v1.json', import.meta.url);
+const CHECKOUT = documentUrl('adyen-checkout-v72.json');
+const WEBHOOKS = documentUrl('adyen-webhooks-v1.json');
 
 export interface AdyenSimulatorOptions extends ListenOptions {
   /** The X-API-Key callers must present. Default AQE_simulator_key. */

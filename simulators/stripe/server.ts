@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Contract, type Operation, type Violation } from '../shared/contract.js';
+import { documentUrl } from '../shared/documents.js';
 import { type Fault, Faults, sleep } from '../shared/faults.js';
 import { decodeForm, typed } from '../shared/form.js';
 import { escapeHtml, type ListenOptions, listen, redirect, sendHtml, sendJson } from '../shared/http.js';
@@ -11,7 +12,7 @@ import { type Delivery, WebhookSender } from '../shared/webhooks.js';
 import { apiError, newId, now } from './objects.js';
 import { type Answer, StripePayments } from './payments.js';
 
-const DOCUMENT = new URL('../openapi/stripe.json', import.meta.url);
+const DOCUMENT = documentUrl('stripe.json');
 /** The API version of the document the simulator is validated against (its `info.version`). */
 export const STRIPE_DOCUMENT_API_VERSION = '2020-08-27';
 
