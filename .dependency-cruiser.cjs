@@ -56,6 +56,14 @@ module.exports = {
       from: { path: '^sandbox/' },
       to: { path: '^src/' },
     },
+    {
+      name: 'simulators-are-separate',
+      severity: 'error',
+      comment:
+        'The processor simulators stand for Stripe and Adyen, held to their own OpenAPI documents; they import nothing from src/.',
+      from: { path: '^simulators/' },
+      to: { path: '^src/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

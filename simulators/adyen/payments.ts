@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Json, type JsonObject, isObject } from '../shared/json.js';
+import { type Json, type JsonObject, isObject, text } from '../shared/json.js';
 import type { LedgerEntry } from '../shared/ledger.js';
 import { HOLDER_NAME_REFUSALS, NOT_AUTHENTICATED, type Refusal, THREE_D_SECURE_CARDS, brandOf } from './outcomes.js';
 
@@ -64,14 +64,19 @@ export class AdyenPayments {
   pay(body: JsonObject): Answer {
     const method = isObject(body.paymentMethod) ? body.paymentMethod : {};
     if (method.type !== 'scheme' || typeof method.number !== 'string') {
-      return serviceError(422, '000', 'The simulator plays only raw card payments (paymentMethod.type scheme with number).', 'validation');
+      return serviceError(
+        422,
+        '000',
+        'The simulator plays only raw card payments (paymentMethod.type scheme with number).',
+        'validation',
+      );
     }
     const number = method.number.replace(/\s+/g, '');
     const amount = body.amount as { currency: string; value: number };
     const payment: Payment = {
       pspReference: psp(),
-      merchantAccount: String(body.merchantAccount),
-      reference: String(body.reference),
+      merchantAccount: text(body.merchantAccount),
+      reference: text(body.reference),
       amount: { currency: amount.currency, value: amount.value },
       brand: brandOf(number),
       status: 'Authorised',
@@ -249,7 +254,7 @@ export class AdyenPayments {
       paymentMethod: payment.brand,
     });
     const answer: JsonObject = {
-      merchantAccount: String(body.merchantAccount),
+      merchantAccount: text(body.merchantAccount),
       paymentPspReference: payment.pspReference,
       pspReference: modification,
       status: 'received',

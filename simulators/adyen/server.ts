@@ -101,9 +101,7 @@ export async function startAdyenSimulator(options: AdyenSimulatorOptions = {}): 
       success: String(item.success),
     };
     const notification = { live: 'false', notificationItems: [{ NotificationRequestItem: signed }] };
-    const validate = webhooks.lazy(
-      `/webhooks/~1${item.eventCode}/post/requestBody/content/application~1json/schema`,
-    )();
+    const validate = webhooks.lazy(`/webhooks/~1${item.eventCode}/post/requestBody/content/application~1json/schema`)();
     if (!validate(notification)) {
       violations.push({
         direction: 'webhook',
@@ -193,7 +191,11 @@ export async function startAdyenSimulator(options: AdyenSimulatorOptions = {}): 
     errors.push(...checkout.validateRequest(operation, { params, query, headers: request.headers, body }));
     if (errors.length > 0) {
       violations.push({ direction: 'request', operation: operation.key, errors });
-      return reply(response, operation, serviceError(422, '702', `Invalid request: ${errors.join('; ')}`, 'validation'));
+      return reply(
+        response,
+        operation,
+        serviceError(422, '702', `Invalid request: ${errors.join('; ')}`, 'validation'),
+      );
     }
 
     const fault = faults.take(operation.key, url.pathname);
@@ -207,7 +209,11 @@ export async function startAdyenSimulator(options: AdyenSimulatorOptions = {}): 
       if (seen && 'replay' in seen) return reply(response, operation, seen.replay as Answer, keyHeader);
       if (seen) {
         // Adyen refuses a key in use by another request or first used with another body.
-        return reply(response, operation, serviceError(422, '704', 'request already processed or in progress', 'validation'));
+        return reply(
+          response,
+          operation,
+          serviceError(422, '704', 'request already processed or in progress', 'validation'),
+        );
       }
       idempotency.begin(key);
     }
@@ -224,7 +230,8 @@ export async function startAdyenSimulator(options: AdyenSimulatorOptions = {}): 
 
   const challenge = async (request: IncomingMessage, response: ServerResponse, raw: string, pspReference: string) => {
     const payment = payments.pending(pspReference);
-    if (!payment) return sendHtml(response, 409, '<!doctype html><title>3-D Secure</title><p>Nothing to authenticate.</p>');
+    if (!payment)
+      return sendHtml(response, 409, '<!doctype html><title>3-D Secure</title><p>Nothing to authenticate.</p>');
     if (request.method !== 'POST') {
       return sendHtml(
         response,

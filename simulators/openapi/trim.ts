@@ -16,11 +16,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'prettier';
+import { type Json, type JsonObject, isObject } from '../shared/json.js';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
-
-interface Source {
+export interface Source {
   repository: string;
   commit: string;
   path: string;
@@ -81,9 +79,6 @@ export const SOURCES: Record<string, Source> = {
   },
 };
 
-const isObject = (value: Json | undefined): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * Drops OpenAPI `examples` maps (sample payloads, not contract) and collects every local $ref.
  * JSON Schema's own `examples` keyword is an array and stays.
@@ -122,10 +117,12 @@ export function trim(doc: JsonObject, source: Source): JsonObject {
   const pick = (section: 'paths' | 'webhooks', key: string, method: string | undefined) => {
     const item = (doc[section] as JsonObject | undefined)?.[key];
     if (!isObject(item)) throw new Error(`${source.path}: no ${section} entry ${key}`);
-    const kept = method ? { [method]: item[method], ...(item.parameters ? { parameters: item.parameters } : {}) } : item;
+    const kept = method
+      ? { [method]: item[method], ...(item.parameters ? { parameters: item.parameters } : {}) }
+      : item;
     if (method && !isObject(item[method])) throw new Error(`${source.path}: no ${method.toUpperCase()} ${key}`);
-    const target = ((out[section] as JsonObject | undefined) ?? (out[section] = {})) as JsonObject;
-    target[key] = { ...((target[key] as JsonObject | undefined) ?? {}), ...(strip(kept, refs) as JsonObject) };
+    const target = isObject(out[section]) ? out[section] : (out[section] = {});
+    target[key] = { ...(isObject(target[key]) ? target[key] : {}), ...(strip(kept, refs) as JsonObject) };
   };
   for (const [key, method] of source.operations ?? []) pick('paths', key, method);
   for (const key of source.webhooks ?? []) pick('webhooks', key, undefined);
@@ -158,13 +155,27 @@ export function trim(doc: JsonObject, source: Source): JsonObject {
   return out;
 }
 
+export function mirrorDir(source: Source): string {
+  return path.join(process.env.OPENAPI_MIRRORS ?? '/work/.mirror', source.mirror, 'repo');
+}
+
 function readSource(source: Source, gitDir: string | undefined): JsonObject {
-  const dir = gitDir ?? path.join(process.env.OPENAPI_MIRRORS ?? '/work/.mirror', source.mirror, 'repo');
-  const text = execFileSync('git', ['--git-dir', dir, 'show', `${source.commit}:${source.path}`], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const text = execFileSync(
+    'git',
+    ['--git-dir', gitDir ?? mirrorDir(source), 'show', `${source.commit}:${source.path}`],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   return JSON.parse(text) as JsonObject;
+}
+
+/** The trimmed document's text, as committed: the official one read from git, trimmed, formatted. */
+export async function render(name: string, gitDir?: string): Promise<string> {
+  const source = SOURCES[name];
+  if (!source) throw new Error(`unknown document ${name}; known: ${Object.keys(SOURCES).join(', ')}`);
+  return format(JSON.stringify(trim(readSource(source, gitDir), source)), { parser: 'json', printWidth: 120 });
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -178,12 +189,9 @@ async function main(argv: string[]): Promise<void> {
   if (gitDir && selected.length !== 1) throw new Error('--git-dir reads one clone: name one document');
   const here = path.dirname(fileURLToPath(import.meta.url));
   for (const name of selected) {
-    const source = SOURCES[name];
-    if (!source) throw new Error(`unknown document ${name}; known: ${Object.keys(SOURCES).join(', ')}`);
-    const trimmed = trim(readSource(source, gitDir), source);
-    const text = await format(JSON.stringify(trimmed), { parser: 'json', printWidth: 120 });
-    writeFileSync(path.join(here, source.out), text);
-    console.log(`${source.out}: ${Object.keys(trimmed.components as JsonObject).length} component kinds, ${text.length} bytes`);
+    const text = await render(name, gitDir);
+    writeFileSync(path.join(here, SOURCES[name].out), text);
+    console.log(`${SOURCES[name].out}: ${text.length} bytes`);
   }
 }
 

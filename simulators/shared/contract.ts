@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { type Json, type JsonObject, isObject } from './json.js';
+import { type Json, type JsonObject, isObject, text } from './json.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable is one level down.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -112,7 +112,7 @@ export class Contract {
   constructor(file: URL) {
     const raw = JSON.parse(readFileSync(file, 'utf8')) as JsonObject;
     this.doc = withoutNullable(raw) as JsonObject;
-    const v31 = String(this.doc.openapi).startsWith('3.1');
+    const v31 = text(this.doc.openapi).startsWith('3.1');
     const options = { strict: false, allErrors: true, validateFormats: true } as const;
     this.ajv = v31 ? new Ajv2020(options) : new Ajv(options);
     addFormats(this.ajv);
@@ -242,7 +242,7 @@ export class Contract {
       .filter((p): p is JsonObject => p !== undefined);
     const group = (where: string, closed: boolean, lower: boolean) => () => {
       const chosen = parameters.filter((p) => p.in === where);
-      const name = (p: JsonObject) => (lower ? String(p.name).toLowerCase() : String(p.name));
+      const name = (p: JsonObject) => (lower ? text(p.name).toLowerCase() : text(p.name));
       return this.ajv.compile({
         type: 'object',
         properties: Object.fromEntries(chosen.map((p) => [name(p), this.inline(p.schema)])),
@@ -282,10 +282,10 @@ export class Contract {
       query: once(group('query', true, false)),
       querySchema: {
         type: 'object',
-        properties: Object.fromEntries(parameters.filter((p) => p.in === 'query').map((p) => [String(p.name), p.schema])),
+        properties: Object.fromEntries(parameters.filter((p) => p.in === 'query').map((p) => [text(p.name), p.schema])),
       },
       headers: once(group('header', false, true)),
-      headerNames: parameters.filter((p) => p.in === 'header').map((p) => String(p.name).toLowerCase()),
+      headerNames: parameters.filter((p) => p.in === 'header').map((p) => text(p.name).toLowerCase()),
       pathParams: once(group('path', true, false)),
       responses,
     };
@@ -297,7 +297,8 @@ export class Contract {
     if (!isObject(schema)) return schema ?? {};
     const out: JsonObject = {};
     for (const [key, child] of Object.entries(schema)) {
-      out[key] = key === '$ref' && typeof child === 'string' && child.startsWith('#') ? `doc${child}` : this.inline(child);
+      out[key] =
+        key === '$ref' && typeof child === 'string' && child.startsWith('#') ? `doc${child}` : this.inline(child);
     }
     return out;
   }

@@ -22,7 +22,7 @@ export function decodeForm(text: string): JsonObject {
         node[name] = value;
       } else {
         if (!isObject(node[name])) node[name] = {};
-        node = node[name] as JsonObject;
+        node = node[name];
       }
     });
   }
@@ -42,7 +42,9 @@ function fits(value: Json, schema: JsonObject): boolean {
   if (Array.isArray(schema.enum) && !schema.enum.some((allowed) => allowed === value)) return false;
   if (types.length === 0) return true;
   const actual = kind(value);
-  return types.some((type) => type === actual || (type === 'integer' && actual === 'number' && Number.isInteger(value)));
+  return types.some(
+    (type) => type === actual || (type === 'integer' && actual === 'number' && Number.isInteger(value)),
+  );
 }
 
 /**
@@ -69,16 +71,18 @@ export function typed(value: Json, schema: Json | undefined, resolve: Resolve): 
     if (types.includes('array')) {
       const keys = Object.keys(value);
       if (keys.every((k) => /^\d+$/.test(k))) {
-        return keys
-          .sort((a, b) => Number(a) - Number(b))
-          .map((k) => typed(value[k], s.items, resolve));
+        return keys.sort((a, b) => Number(a) - Number(b)).map((k) => typed(value[k], s.items, resolve));
       }
       return value;
     }
     const properties = isObject(s.properties) ? s.properties : {};
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = typed(v, k in properties ? properties[k] : isObject(s.additionalProperties) ? s.additionalProperties : undefined, resolve);
+      out[k] = typed(
+        v,
+        k in properties ? properties[k] : isObject(s.additionalProperties) ? s.additionalProperties : undefined,
+        resolve,
+      );
     }
     return out;
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Json, type JsonObject, isObject } from '../shared/json.js';
+import { type Json, type JsonObject, isObject, text } from '../shared/json.js';
 import type { LedgerEntry } from '../shared/ledger.js';
 import { luhn, outcomeOf } from './cards.js';
 import {
@@ -36,7 +36,7 @@ const missing = (kind: string, id: string, param: string): Answer => ({
 });
 
 const strings = (value: Json | undefined): Record<string, string> =>
-  isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)])) : {};
+  isObject(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, text(v)])) : {};
 
 function cardFrom(value: Json | undefined): Card | undefined {
   if (!isObject(value) || typeof value.number !== 'string') return undefined;
@@ -82,7 +82,7 @@ export class StripePayments {
       clientSecret: '',
       created: now(),
       amount,
-      currency: String(body.currency).toLowerCase(),
+      currency: text(body.currency).toLowerCase(),
       captureMethod: body.capture_method === 'manual' ? 'manual' : 'automatic',
       status: 'requires_payment_method',
       description: typeof body.description === 'string' ? body.description : null,
@@ -169,10 +169,10 @@ export class StripePayments {
     }
     const amount = body.amount === undefined ? remaining : Number(body.amount);
     if (amount <= 0 || amount > remaining) {
-      return invalid(
-        `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining}).`,
-        { code: 'amount_too_large', param: 'amount' },
-      );
+      return invalid(`Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining}).`, {
+        code: 'amount_too_large',
+        param: 'amount',
+      });
     }
     const refund = {
       id: newId('re'),
@@ -346,9 +346,9 @@ export class StripePayments {
   }
 
   private unexpectedState(pi: PaymentIntent, action: string): Answer {
-    return invalid(
-      `This PaymentIntent's ${action} could not be performed because it has a status of ${pi.status}.`,
-      { code: 'payment_intent_unexpected_state', payment_intent: this.view(pi) },
-    );
+    return invalid(`This PaymentIntent's ${action} could not be performed because it has a status of ${pi.status}.`, {
+      code: 'payment_intent_unexpected_state',
+      payment_intent: this.view(pi),
+    });
   }
 }

@@ -104,7 +104,10 @@ export async function startStripeSimulator(options: StripeSimulatorOptions = {})
       const errors = contract.validateResponse(operation, answer.status, answer.body);
       if (errors.length > 0) violations.push({ direction: 'response', operation: operation.key, errors });
     }
-    sendJson(response, answer.status, answer.body, { 'request-id': `req_${randomBytes(7).toString('hex')}`, ...headers });
+    sendJson(response, answer.status, answer.body, {
+      'request-id': `req_${randomBytes(7).toString('hex')}`,
+      ...headers,
+    });
   };
 
   const faultAnswer = (response: ServerResponse, operation: Operation, fault: Fault): boolean => {
@@ -146,7 +149,10 @@ export async function startStripeSimulator(options: StripeSimulatorOptions = {})
       case 'GET /v1/refunds/{refund}':
         return payments.retrieveRefund(params.refund);
       default:
-        return { status: 404, body: apiError('invalid_request_error', `The simulator does not play ${operation.key}.`) };
+        return {
+          status: 404,
+          body: apiError('invalid_request_error', `The simulator does not play ${operation.key}.`),
+        };
     }
   };
 
@@ -159,15 +165,18 @@ export async function startStripeSimulator(options: StripeSimulatorOptions = {})
         operation: `${method} ${url.pathname}`,
         errors: ['no such operation in the document'],
       });
-      return sendJson(response, 404, apiError('invalid_request_error', `Unrecognized request URL (${method}: ${url.pathname}).`));
+      return sendJson(
+        response,
+        404,
+        apiError('invalid_request_error', `Unrecognized request URL (${method}: ${url.pathname}).`),
+      );
     }
     const { operation, params } = found;
     const denied = authenticate(request.headers.authorization, apiKey);
     if (denied) return reply(response, operation, { status: 401, body: denied });
 
     const query = typed(decodeForm(url.search.slice(1)), operation.querySchema, (s) => contract.resolve(s));
-    const body =
-      raw === '' ? undefined : typed(decodeForm(raw), operation.bodySchema, (s) => contract.resolve(s));
+    const body = raw === '' ? undefined : typed(decodeForm(raw), operation.bodySchema, (s) => contract.resolve(s));
     const errors = contract.validateRequest(operation, {
       params,
       query: isObject(query) ? query : {},
@@ -194,7 +203,10 @@ export async function startStripeSimulator(options: StripeSimulatorOptions = {})
     if (key) {
       const seen = idempotency.lookup(key, fingerprint);
       if (seen && 'replay' in seen) {
-        return reply(response, operation, seen.replay as Answer, { 'idempotent-replayed': 'true', 'idempotency-key': key });
+        return reply(response, operation, seen.replay as Answer, {
+          'idempotent-replayed': 'true',
+          'idempotency-key': key,
+        });
       }
       if (seen && 'conflict' in seen) {
         return reply(response, operation, {
@@ -208,9 +220,13 @@ export async function startStripeSimulator(options: StripeSimulatorOptions = {})
       if (seen) {
         return reply(response, operation, {
           status: 409,
-          body: apiError('invalid_request_error', 'There is currently another in-progress request using this Idempotent Key.', {
-            code: 'idempotency_key_in_use',
-          }),
+          body: apiError(
+            'invalid_request_error',
+            'There is currently another in-progress request using this Idempotent Key.',
+            {
+              code: 'idempotency_key_in_use',
+            },
+          ),
         });
       }
       idempotency.begin(key);
@@ -287,7 +303,7 @@ function authenticate(header: string | undefined, apiKey: string): Json | undefi
   if (!header) {
     return apiError(
       'invalid_request_error',
-      'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. \'Authorization: Bearer YOUR_SECRET_KEY\').',
+      "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
     );
   }
   const [scheme, value = ''] = header.split(' ');
@@ -298,5 +314,8 @@ function authenticate(header: string | undefined, apiKey: string): Json | undefi
         ? Buffer.from(value, 'base64').toString('utf8').split(':')[0]
         : '';
   if (key === apiKey) return undefined;
-  return apiError('invalid_request_error', `Invalid API Key provided: ${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`);
+  return apiError(
+    'invalid_request_error',
+    `Invalid API Key provided: ${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`,
+  );
 }

@@ -57,8 +57,11 @@ async function events(): Promise<Stripe.Event[]> {
 }
 
 const eventsFor = async (id: string) =>
-  (await events()).filter((e) => (e.data.object as { id?: string; payment_intent?: string }).id === id ||
-    (e.data.object as { payment_intent?: string }).payment_intent === id);
+  (await events()).filter(
+    (e) =>
+      (e.data.object as { id?: string; payment_intent?: string }).id === id ||
+      (e.data.object as { payment_intent?: string }).payment_intent === id,
+  );
 
 describe('Stripe simulator through the official SDK', () => {
   it('approves 4242 and captures automatically, with a signed payment_intent.succeeded', async () => {
@@ -66,7 +69,12 @@ describe('Stripe simulator through the official SDK', () => {
     expect(pi).toMatchObject({ status: 'succeeded', amount_received: 2000, metadata: { reference: 'order-approve' } });
     expect((await stripe.paymentIntents.retrieve(pi.id)).status).toBe('succeeded');
     expect((await eventsFor(pi.id)).map((e) => e.type)).toContain('payment_intent.succeeded');
-    expect(totalsFor(sim.ledger(), 'order-approve')).toEqual({ payments: 1, authorised: 2000, captured: 2000, refunded: 0 });
+    expect(totalsFor(sim.ledger(), 'order-approve')).toEqual({
+      payments: 1,
+      authorised: 2000,
+      captured: 2000,
+      refunded: 0,
+    });
   });
 
   it.each([
@@ -96,18 +104,29 @@ describe('Stripe simulator through the official SDK', () => {
     const page = await fetch(url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('3-D Secure');
-    const answer = await fetch(url, { method: 'POST', body: new URLSearchParams({ action: 'approve' }), redirect: 'manual' });
+    const answer = await fetch(url, {
+      method: 'POST',
+      body: new URLSearchParams({ action: 'approve' }),
+      redirect: 'manual',
+    });
     expect(answer.status).toBe(303);
     const back = new URL(answer.headers.get('location') as string);
     expect(back.origin + back.pathname).toBe('https://shop.example/back');
-    expect(Object.fromEntries(back.searchParams)).toMatchObject({ payment_intent: pi.id, redirect_status: 'succeeded' });
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({
+      payment_intent: pi.id,
+      redirect_status: 'succeeded',
+    });
     expect((await stripe.paymentIntents.retrieve(pi.id)).status).toBe('requires_capture');
   });
 
   it('plays 3-D Secure denied: requires_payment_method with payment_intent_authentication_failure', async () => {
     const pi = await pay('4000002760003184', { return_url: 'https://shop.example/back' });
     const url = pi.next_action?.redirect_to_url?.url as string;
-    const answer = await fetch(url, { method: 'POST', body: new URLSearchParams({ action: 'deny' }), redirect: 'manual' });
+    const answer = await fetch(url, {
+      method: 'POST',
+      body: new URLSearchParams({ action: 'deny' }),
+      redirect: 'manual',
+    });
     expect(new URL(answer.headers.get('location') as string).searchParams.get('redirect_status')).toBe('failed');
     const after = await stripe.paymentIntents.retrieve(pi.id);
     expect(after.status).toBe('requires_payment_method');
@@ -161,7 +180,13 @@ describe('Stripe simulator through the official SDK', () => {
 
   it('replays an idempotent request without charging again, and refuses the key with other parameters', async () => {
     const pm = await card('4242424242424242');
-    const params = { amount: 1200, currency: 'eur', payment_method: pm, confirm: true, metadata: { reference: 'order-idem' } };
+    const params = {
+      amount: 1200,
+      currency: 'eur',
+      payment_method: pm,
+      confirm: true,
+      metadata: { reference: 'order-idem' },
+    };
     const first = await stripe.paymentIntents.create(params, { idempotencyKey: 'idem-1' });
     const second = await stripe.paymentIntents.create(params, { idempotencyKey: 'idem-1' });
     expect(second.id).toBe(first.id);
@@ -183,7 +208,11 @@ describe('Stripe simulator through the official SDK', () => {
       expect(mine[0].id).toBe(mine[1].id);
       const [first] = receiver.received;
       expect(() =>
-        stripe.webhooks.constructEvent(first.body.replace('2000', '2001'), String(first.headers['stripe-signature']), sim.webhookSecret),
+        stripe.webhooks.constructEvent(
+          first.body.replace('2000', '2001'),
+          String(first.headers['stripe-signature']),
+          sim.webhookSecret,
+        ),
       ).toThrow(Stripe.errors.StripeSignatureVerificationError);
     } finally {
       sim.duplicateWebhooks(false);
@@ -197,7 +226,9 @@ describe('Stripe simulator through the official SDK', () => {
   });
 
   it('refuses a wrong API key with 401', async () => {
-    const error = await sdk({}, 'sk_test_wrong').paymentIntents.retrieve('pi_x').catch((e: unknown) => e);
+    const error = await sdk({}, 'sk_test_wrong')
+      .paymentIntents.retrieve('pi_x')
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
   });
 });
@@ -207,7 +238,13 @@ describe('Stripe simulator faults', () => {
     sim.next({ match: 'POST /v1/payment_intents', status: 500, shouldRetry: false });
     const pm = await card('4242424242424242');
     const error = await sdk({ maxNetworkRetries: 2 })
-      .paymentIntents.create({ amount: 900, currency: 'eur', payment_method: pm, confirm: true, metadata: { reference: 'order-500' } })
+      .paymentIntents.create({
+        amount: 900,
+        currency: 'eur',
+        payment_method: pm,
+        confirm: true,
+        metadata: { reference: 'order-500' },
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAPIError);
     expect(totalsFor(sim.ledger(), 'order-500').payments).toBe(0);
@@ -243,7 +280,9 @@ describe('Stripe simulator faults', () => {
 
   it('holds an answer (the SDK times out) and delays one (the SDK waits)', async () => {
     sim.next({ hang: true });
-    const hung = await sdk({ timeout: 300 }).paymentIntents.retrieve('pi_whatever').catch((e: unknown) => e);
+    const hung = await sdk({ timeout: 300 })
+      .paymentIntents.retrieve('pi_whatever')
+      .catch((e: unknown) => e);
     expect(hung).toBeInstanceOf(Stripe.errors.StripeConnectionError);
     const pi = await pay('4242424242424242');
     sim.next({ delayMs: 300 });
