@@ -113,7 +113,12 @@ export async function startAdyenSimulator(options: AdyenSimulatorOptions = {}): 
   };
   const payments = new AdyenPayments(() => publicUrl ?? '', notify);
 
-  const reply = (response: ServerResponse, operation: Operation | undefined, answer: Answer, headers = {}) => {
+  const reply = (
+    response: ServerResponse,
+    operation: Operation | undefined,
+    answer: Answer,
+    headers: Record<string, string> = {},
+  ) => {
     if (operation) {
       const errors = checkout.validateResponse(operation, answer.status, answer.body);
       // An answer the document does not describe (429) is Adyen's general error shape, not a simulator bug.

@@ -69,7 +69,6 @@ export async function startStripeSimulator(options: StripeSimulatorOptions = {})
   let copies = options.duplicateWebhooks ? 2 : 1;
   let publicUrl = options.publicUrl;
 
-  const resourceSchemas: Record<string, () => ReturnType<Contract['schema']>> = {};
   const emit = (type: string, object: JsonObject, resource: string) => {
     const event = {
       id: newId('evt'),
@@ -83,7 +82,7 @@ export async function startStripeSimulator(options: StripeSimulatorOptions = {})
       type,
     };
     const validateEvent = contract.schema('event');
-    const validateObject = (resourceSchemas[resource] ??= () => contract.schema(resource))();
+    const validateObject = contract.schema(resource);
     const errors = [
       ...(validateEvent(event) ? [] : (validateEvent.errors ?? []).map((e) => `event${e.instancePath} ${e.message}`)),
       ...(validateObject(object)
@@ -99,7 +98,12 @@ export async function startStripeSimulator(options: StripeSimulatorOptions = {})
 
   const payments = new StripePayments(() => publicUrl ?? '', emit);
 
-  const reply = (response: ServerResponse, operation: Operation | undefined, answer: Answer, headers = {}) => {
+  const reply = (
+    response: ServerResponse,
+    operation: Operation | undefined,
+    answer: Answer,
+    headers: Record<string, string> = {},
+  ) => {
     if (operation) {
       const errors = contract.validateResponse(operation, answer.status, answer.body);
       if (errors.length > 0) violations.push({ direction: 'response', operation: operation.key, errors });

@@ -172,10 +172,10 @@ describe('Stripe simulator through the official SDK', () => {
     const again = await stripe.refunds.create({ payment_intent: pi.id, amount: 1 }).catch((e: unknown) => e);
     expect(again).toMatchObject({ statusCode: 400, code: 'charge_already_refunded' });
     expect(totalsFor(sim.ledger(), 'order-refund')).toMatchObject({ captured: 2000, refunded: 2000 });
-    const types = (await events())
+    const refundEvents = (await events())
       .filter((e) => ['charge.refunded', 'refund.updated'].includes(e.type))
       .map((e) => (e.data.object as { payment_intent?: string }).payment_intent);
-    expect(types.filter((id) => id === pi.id)).toHaveLength(4);
+    expect(refundEvents.filter((id) => id === pi.id)).toHaveLength(4);
   });
 
   it('replays an idempotent request without charging again, and refuses the key with other parameters', async () => {
