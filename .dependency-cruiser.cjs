@@ -86,6 +86,14 @@ module.exports = {
       from: { path: '^web/shared/' },
       to: { path: '^web/', pathNot: '^web/shared/' },
     },
+    {
+      name: 'simulators-are-separate',
+      severity: 'error',
+      comment:
+        'The processor simulators stand for Stripe and Adyen, held to their own OpenAPI documents; they import nothing from src/.',
+      from: { path: '^simulators/' },
+      to: { path: '^src/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
