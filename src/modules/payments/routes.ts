@@ -43,7 +43,10 @@ import { paymentView } from './view.js';
 import { submissionOptions, type SubmittedOptions } from './merchant-options.js';
 
 const TAGS = ['Payments'];
-const SUBMISSION = { auth: 'api_key' as const, paymentSubmission: true };
+/** Payments answer errors as RFC 9457 problem records (decisions.md "Error bodies"). */
+const PAYMENT_ROUTE = { auth: 'api_key', errorShape: 'problem' } as const;
+/** Submissions move money, and the hosted checkout's token may make them for its own payment request. */
+const SUBMISSION = { ...PAYMENT_ROUTE, paymentSubmission: true, checkoutToken: { boundParam: 'id' } } as const;
 const SANDBOX_CONTROLS = ['x-sandbox-callback', 'x-sandbox-hang-ms'];
 
 export function paymentRoutes(app: App, ctx: AppContext): void {
@@ -152,7 +155,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
     '/payments/:paymentId',
     {
       schema: { summary: 'Read a payment', tags: TAGS, params: PaymentIdParams, response: { 200: Payment } },
-      config: { auth: 'api_key' },
+      config: PAYMENT_ROUTE,
     },
     async (request) => {
       const scope = scopeOf(request);
@@ -171,7 +174,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
         querystring: PaymentListQuery,
         response: { 200: PaymentList },
       },
-      config: { auth: 'api_key' },
+      config: PAYMENT_ROUTE,
     },
     async (request) => listPaymentPage(ctx, { scope: scopeOf(request), query: request.query }),
   );
@@ -186,7 +189,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
         querystring: PaymentExportQuery,
         response: { 200: CsvResponse },
       },
-      config: { auth: 'api_key' },
+      config: PAYMENT_ROUTE,
     },
     async (request, reply) => {
       const csv = exportPayments(ctx, { scope: scopeOf(request), query: request.query });
@@ -199,7 +202,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
       path,
       {
         schema: { summary, tags: TAGS, params: PaymentIdParams, response: { 200: Payment } },
-        config: { auth: 'api_key', paymentSubmission: true },
+        config: { ...PAYMENT_ROUTE, paymentSubmission: true },
       },
       async (request) => {
         const payment = await action(ctx, { scope: scopeOf(request), paymentId: request.params.paymentId });
@@ -223,7 +226,7 @@ export function paymentRoutes(app: App, ctx: AppContext): void {
         body: RefundBody,
         response: { 200: Refund },
       },
-      config: { auth: 'api_key', paymentSubmission: true },
+      config: { ...PAYMENT_ROUTE, paymentSubmission: true },
     },
     async (request) => {
       const claim = request.idempotencyClaim;
