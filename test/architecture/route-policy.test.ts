@@ -49,6 +49,8 @@ describe('route policy', () => {
     }
     const read = await gw.call('GET', `/payment-requests/${own.paymentRequestId}`, { headers });
     expect(read.status, read.text).toBe(200);
+    // HEAD takes its GET's policy.
+    expect((await gw.call('HEAD', `/payment-requests/${own.paymentRequestId}`, { headers })).status).toBe(200);
     const refused = await gw.call('GET', `/payment-requests/${own.paymentRequestId}/timeline`, { headers });
     expect(refused.status).toBe(403);
     expectErrorGuide(refused, 'FORBIDDEN');
