@@ -4,7 +4,7 @@ import type { ErrorShape } from './route-policy.js';
 import { validationError } from './validation.js';
 
 /** Errors raised by the credential check and the rate limiter keep the error-guide shape everywhere. */
-export const CREDENTIAL_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>([
+const CREDENTIAL_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>([
   'INVALID_API_KEY',
   'INSUFFICIENT_PERMISSIONS',
   'UNAUTHORIZED',
