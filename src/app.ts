@@ -72,6 +72,8 @@ export interface BuildAppOptions {
 
 export async function buildApp(options: BuildAppOptions): Promise<App> {
   const { config, storage, clock, secrets, logger } = options;
+  // Every route as declared: tells a 405 from a 404, and how a path no route matches answers errors.
+  const catalog = new RouteCatalog();
   const app: App = Fastify({
     loggerInstance: logger,
     // One line per request, written by our onResponse hook with the merchant id in it.
@@ -88,7 +90,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     frameworkErrors: (error, request, reply) => {
       answerHeaders(request, reply);
       reply.raw.once('finish', () => logRequest(request, reply, request.routeOptions.url));
-      sendError(request, reply, toAppError(error, request));
+      sendError(request, reply, toAppError(error, request), catalog);
     },
     ...(config.tls ? { https: { cert: config.tls.cert, key: config.tls.key } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -144,13 +146,15 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   );
 
   // Set first: plugin scopes registered below (Swagger UI, the front ends) inherit it.
-  app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request)));
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, toAppError(error, request), catalog));
   app.setValidatorCompiler(validatorCompiler);
   // Every content type but JSON is a 415 (Fastify would parse text/plain by default); scopes add their own.
   app.removeAllContentTypeParsers();
   registerJsonParsers(app);
-  const catalog = new RouteCatalog();
   app.addHook('onRoute', (route) => catalog.add(route));
+  // Fails the start when a route declares no access (route-policy.ts): every scope has added its routes by now.
+  app.addHook('onReady', async () => catalog.assertComplete());
+  app.decorate('routeCatalog', catalog);
   if (options.onUndeclaredStatus) reportUndeclaredStatuses(app, options.onUndeclaredStatus);
 
   // Order matters: headers first (every answer has them), then shedding (a refused request costs
@@ -189,7 +193,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   app.addHook('onSend', reportDeprecatedVersion(ctx));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
-    sendError(request, reply, routeNotFound(catalog, request)),
+    sendError(request, reply, routeNotFound(catalog, request), catalog),
   );
 
   app.all(V1_GONE_PATH, { schema: { hide: true }, config: { auth: 'none' } }, async (request) => v1Gone(request));

@@ -1,6 +1,5 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { App } from '../context.js';
-import { checkoutBoundParam } from './route-policy.js';
 
 /** What the checkout front end may send cross-origin. */
 const CHECKOUT_CORS_ALLOWED_HEADERS = 'X-Checkout-Token, Content-Type, X-Idempotency-Key, X-API-Version';
@@ -18,7 +17,7 @@ declare module 'fastify' {
 
 /**
  * CORS (@fastify/cors) for the hosted checkout, and only for it. CORS is off everywhere; the routes
- * a checkout token may call (route-policy.ts CHECKOUT_TOKEN_ROUTES) switch it on for the checkout front end's
+ * a checkout token may call (their `checkoutToken` policy, route-policy.ts) switch it on for the checkout front end's
  * origin only, so API-key routes never send CORS headers and no other page can read them. Each such
  * path also gets an OPTIONS route, so its preflight answers 204 (with CORS headers only for that
  * origin) while OPTIONS elsewhere stays a 405. Call before any route is registered: it learns the
@@ -38,9 +37,9 @@ export async function checkoutCors(app: App, checkoutUrl: string): Promise<void>
   });
 
   app.addHook('onRoute', (route) => {
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
-      (m) => m !== 'HEAD' && m !== 'OPTIONS' && checkoutBoundParam(m, route.url) !== undefined,
-    );
+    const methods = route.config?.checkoutToken
+      ? (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD' && m !== 'OPTIONS')
+      : [];
     if (methods.length === 0) {
       // The plugin's hook then returns at once; with only the global `origin: false` it would copy its
       // options and resolve the origin on every request to the same end (no CORS headers).
@@ -55,7 +54,7 @@ export async function checkoutCors(app: App, checkoutUrl: string): Promise<void>
       // The CORS hook answers a preflight from the checkout origin itself; any other gets a bare 204.
       app.options(
         route.url,
-        { schema: { hide: true }, config: { auth: 'none', cors: preflight } },
+        { schema: { hide: true }, config: { auth: 'none', errorShape: route.config?.errorShape, cors: preflight } },
         async (_request, reply) => reply.code(204).send(),
       );
     }

@@ -5,7 +5,7 @@ import type { AccessTokens } from '../modules/auth/jwt.js';
 import type { Db } from '../storage/db.js';
 import { safeEqual } from '../lib/crypto.js';
 import type { MerchantScope } from '../lib/scope.js';
-import { checkoutBoundParam, sessionRolesOf, type RoutePolicy } from './route-policy.js';
+import type { RoutePolicy } from './route-policy.js';
 import type { MerchantStatus } from './actors.js';
 import type { Config } from '../config.js';
 import type {
@@ -49,7 +49,7 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** The signed-in panel session of a route with `auth: 'session'` (which roles may call it: route-policy.ts). */
+/** The signed-in panel session of a route with `auth: 'session'` (which roles may call it: its `roles`). */
 export function panelSessionOf(request: FastifyRequest): PanelSession {
   const session = request.panelSession;
   if (!session) throw new AppError('UNAUTHORIZED', 'Sign in to the control panel first');
@@ -65,7 +65,7 @@ export function authenticate(deps: CredentialDeps) {
       request.actor = await merchantCaller(deps, request, config);
     } else if (config.auth === 'session') {
       const actor = panelCaller(request, await panelSession(deps, request));
-      const roles = sessionRolesOf(request.method, request.routeOptions.url);
+      const roles = config.roles;
       if (roles && !roles.includes(actor.role)) {
         throw new AppError(
           'INSUFFICIENT_PERMISSIONS',
@@ -142,8 +142,8 @@ async function checkoutCaller(
 ): Promise<CheckoutActor> {
   const actor = token.length <= 256 ? await deps.checkoutVerifier.verify(token) : null;
   if (!actor) throw new AppError('UNAUTHORIZED', 'The checkout session token is invalid or has expired');
-  // Only the routes of the allow-list (route-policy.ts), and only for the token's own payment request.
-  const param = checkoutBoundParam(request.method, request.routeOptions.url);
+  // Only the routes that admit checkout tokens, and only for the token's own payment request.
+  const param = config.checkoutToken?.boundParam;
   const bound = param && (request.params as Record<string, string>)[param];
   if (bound === undefined || String(bound) !== String(actor.paymentRequestId)) {
     throw new AppError(

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERRORS } from '../errors.js';
-import { usesProblemShape } from './errors.js';
+import type { RoutePolicy } from './route-policy.js';
 import { isProbe } from './versioning.js';
 
 /**
@@ -89,7 +89,7 @@ interface RouteShape {
   method: string;
   url: string;
   schema?: RouteSchema;
-  config?: { auth?: string; paymentSubmission?: boolean };
+  config?: Pick<RoutePolicy, 'auth' | 'paymentSubmission' | 'errorShape'>;
 }
 
 /** Every error status the route can answer, sorted. */
@@ -129,7 +129,7 @@ export function errorResponses(route: RouteShape): Record<string, unknown> {
   for (const status of errorStatuses(route)) {
     // Credential errors and 429 keep the error-guide shape on every path (decisions.md, Error bodies).
     const credential = status === 401 || status === 403 || status === 429;
-    const problem = !credential && usesProblemShape(route.url, 'INTERNAL_ERROR');
+    const problem = !credential && route.config?.errorShape === 'problem';
     const [type, schema]: [string, TSchema] = problem
       ? ['application/problem+json', Problem]
       : ['application/json', ErrorGuide];

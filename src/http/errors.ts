@@ -1,11 +1,37 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERRORS, type ErrorName } from '../errors.js';
-import { errorShapeOf } from './route-policy.js';
+import type { ErrorShape } from './route-policy.js';
 import { validationError } from './validation.js';
 
-/** The payment and customer endpoints answer with RFC 9457 problem records (route-policy.ts). */
-export function usesProblemShape(path: string, error: ErrorName): boolean {
-  return errorShapeOf(path, error) === 'problem';
+/** Errors raised by the credential check and the rate limiter keep the error-guide shape everywhere. */
+const CREDENTIAL_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>([
+  'INVALID_API_KEY',
+  'INSUFFICIENT_PERMISSIONS',
+  'UNAUTHORIZED',
+  'SESSION_EXPIRED',
+  'FORBIDDEN',
+  'RATE_LIMIT_EXCEEDED',
+]);
+
+/** How a path no route matches answers: like the routes of its resource (not-found.ts RouteCatalog). */
+export interface ShapeOfUnmatched {
+  errorShapeAt(path: string): ErrorShape;
+}
+
+/**
+ * The body of an error answer (decisions.md "Error bodies"): what the matched route declares in its
+ * `errorShape` (route-policy.ts), else what its neighbours declare.
+ */
+function errorShapeOf(
+  request: FastifyRequest,
+  path: string,
+  error: ErrorName,
+  unmatched: ShapeOfUnmatched,
+): ErrorShape {
+  if (CREDENTIAL_ERRORS.has(error)) return 'error-guide';
+  const route = request.routeOptions;
+  if (route.url === undefined) return unmatched.errorShapeAt(path);
+  return route.config.errorShape ?? 'error-guide';
 }
 
 /** Turns anything thrown into an AppError; unknown errors become INTERNAL_ERROR and are logged. */
@@ -73,13 +99,18 @@ declare module 'fastify' {
   }
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: AppError,
+  unmatched: ShapeOfUnmatched,
+): FastifyReply {
   const spec = ERRORS[error.error];
   if (error.transient) request.transientAnswer = true;
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
   const path = request.originalUrl.split('?')[0];
   reply.code(spec.status);
-  if (usesProblemShape(path, error.error)) {
+  if (errorShapeOf(request, path, error.error, unmatched) === 'problem') {
     return reply.type('application/problem+json').send({
       type: `/docs#error-${error.error}`,
       title: spec.title,

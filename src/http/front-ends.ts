@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { App } from '../context.js';
+import { declarePublic } from './route-policy.js';
 import { deprecationHeaders } from '../modules/notifications/index.js';
 
 /** Built asset names carry a content hash (`app.3f2a9c1b.js`): they never change, so they are cached for a year. */
@@ -59,6 +60,8 @@ async function serve(
   if (!existsSync(join(root, 'index.html'))) return;
   const prefix = `${path.replace(/\/+$/, '')}/`;
   await app.register(async (scope) => {
+    // The files are public: @fastify/static cannot declare it for the routes it adds.
+    scope.addHook('onRoute', declarePublic);
     await scope.register(fastifyCompress, { globalDecompression: false });
     scope.addHook('onRequest', async (request, reply) => {
       await pageHeaders?.(request, reply);

@@ -6,7 +6,7 @@ import { ERRORS } from '../errors.js';
 import { ErrorGuide, errorResponses, Problem } from './error-responses.js';
 import { JSON_TYPES } from './json-body.js';
 import { panelCookieName } from './panel-cookie.js';
-import { checkoutBoundParam } from './route-policy.js';
+import { declarePublic, type RoutePolicy } from './route-policy.js';
 import { CURRENT_API_VERSION } from './versioning.js';
 
 /** Only our own origin: the reference page and its assets are served by the gateway (no CDN). */
@@ -62,26 +62,30 @@ export async function openApi(app: App, config: Config): Promise<void> {
       ) as never,
     transform: ({ schema, url, route }) => {
       if (!schema || schema.hide) return { schema: { ...schema, hide: true }, url };
-      const config = (route.config ?? {}) as { auth?: string };
+      const config: RoutePolicy = route.config ?? {};
       const method = String(Array.isArray(route.method) ? route.method[0] : route.method);
       const documented = {
         ...schema,
         ...(schema.body && !schema.consumes ? { consumes: JSON_TYPES } : {}),
         response: { ...(schema.response as object), ...errorResponses({ method, url, schema: schema, config }) },
-        security: securityOf(config, checkoutBoundParam(method, url) !== undefined),
+        security: securityOf(config),
       };
       return { schema: documented, url };
     },
   });
-  await app.register(fastifySwaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: DOCS_CSP,
-    uiHooks: {
-      onRequest: (_request, reply, done) => {
-        reply.header('Cache-Control', 'public, max-age=60');
-        done();
+  // The reference page's own routes are public: the plugin cannot declare it.
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', declarePublic);
+    await docs.register(fastifySwaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: DOCS_CSP,
+      uiHooks: {
+        onRequest: (_request, reply, done) => {
+          reply.header('Cache-Control', 'public, max-age=60');
+          done();
+        },
       },
-    },
+    });
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async (_request, reply) =>
     reply.header('Cache-Control', 'public, max-age=60').send(app.swagger()),
@@ -93,8 +97,8 @@ export async function openApi(app: App, config: Config): Promise<void> {
  * but the document offers each operation the credential integrations use: PanelSession only on the
  * panel's own session routes.
  */
-function securityOf(config: { auth?: string }, checkoutToken: boolean): Record<string, string[]>[] {
-  if (config.auth === 'api_key') return [{ ApiKey: [] }, ...(checkoutToken ? [{ CheckoutToken: [] }] : [])];
+function securityOf(config: RoutePolicy): Record<string, string[]>[] {
+  if (config.auth === 'api_key') return [{ ApiKey: [] }, ...(config.checkoutToken ? [{ CheckoutToken: [] }] : [])];
   if (config.auth === 'user') return [{ AccessToken: [] }];
   if (config.auth === 'session') return [{ PanelSession: [] }];
   return [];

@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -29,6 +30,23 @@ const coercingAjv = ajvWith(true);
 export function validatorCompiler({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction {
   return (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
 }
+
+/**
+ * A body that is one of several schemas (the route's body schema is their union: the document and the
+ * types): validated first against the one `pick` names for it, so a VALIDATION_ERROR names what is
+ * missing from the variant the caller meant rather than from every variant. `pick` throws its own
+ * error for a body it cannot place. A preValidation hook: the route's union then passes, as the body
+ * matches one of its members.
+ */
+export function validateBodyAs(pick: (body: Record<string, unknown>) => TSchema) {
+  return syncHook((request: FastifyRequest): void => {
+    const body = request.body;
+    const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+    const validate = strictAjv.compile(isObject ? pick(body as Record<string, unknown>) : ANY_OBJECT);
+    if (!validate(body)) throw validationError(validate.errors ?? [], 'body');
+  });
+}
+const ANY_OBJECT = { type: 'object' };
 
 /** Fields whose submitted value must never be echoed back in an error. */
 const SECRET_FIELDS = new Set(['number', 'cvv', 'password', 'token', 'apiKey', 'authenticationValue']);

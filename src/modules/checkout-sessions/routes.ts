@@ -23,7 +23,7 @@ export function checkoutSessionRoutes(app: App, ctx: AppContext): void {
           body: MintCheckoutSessionBody,
           response: { 200: CheckoutSession },
         },
-        // Not on the checkout-token allow-list (http/route-policy.ts): a token can never mint another token (403).
+        // No checkoutToken policy: a token can never mint another token (403).
         config: { auth: 'api_key' },
         preValidation: async (request) => {
           request.body ??= {};

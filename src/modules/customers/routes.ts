@@ -19,6 +19,8 @@ import { summarizeCustomer } from './summarize-customer.js';
 import { updateCustomer } from './update-customer.js';
 
 const tags = ['Customers'];
+/** Customers answer errors as RFC 9457 problem records (decisions.md "Error bodies"). */
+const CUSTOMER_ROUTE = { auth: 'api_key', errorShape: 'problem' } as const;
 
 /** Test keys see only test customers, live keys only live ones; another merchant's are simply not there. */
 function callerScope(request: FastifyRequest): CustomerScope & { userId: number } {
@@ -33,7 +35,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
     '/customers',
     {
       schema: { summary: 'Create a customer record', tags, body: CreateCustomerBody, response: { 200: Customer } },
-      config: { auth: 'api_key' },
+      config: CUSTOMER_ROUTE,
     },
     async (request) => {
       const scope = callerScope(request);
@@ -54,7 +56,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
         querystring: ListCustomersQuery,
         response: { 200: CustomerList },
       },
-      config: { auth: 'api_key' },
+      config: CUSTOMER_ROUTE,
     },
     async (request) => listCustomers(ctx, { scope: callerScope(request), query: request.query }),
   );
@@ -63,7 +65,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
     '/customers/:id',
     {
       schema: { summary: 'Get a customer record', tags, params: CustomerParams, response: { 200: Customer } },
-      config: { auth: 'api_key' },
+      config: CUSTOMER_ROUTE,
     },
     async (request) => getCustomer(ctx, { scope: callerScope(request), id: request.params.id }),
   );
@@ -77,7 +79,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
         params: CustomerParams,
         response: { 200: CustomerSummary },
       },
-      config: { auth: 'api_key' },
+      config: CUSTOMER_ROUTE,
     },
     async (request) => summarizeCustomer(ctx, { scope: callerScope(request), id: request.params.id }),
   );
@@ -92,7 +94,7 @@ export function customerRoutes(app: App, ctx: AppContext): void {
         body: UpdateCustomerBody,
         response: { 200: Customer },
       },
-      config: { auth: 'api_key' },
+      config: CUSTOMER_ROUTE,
     },
     async (request) => {
       const scope = callerScope(request);

@@ -1,15 +1,17 @@
 import type { App, AppContext } from '../../context.js';
 import { inAuditedTransaction } from '../../http/audit.js';
 import { panelSessionOf } from '../../http/credentials.js';
+import type { UserRole } from '../merchants/index.js';
 import { listFailedJobs } from './list-failed-jobs.js';
 import { retryJob } from './retry-job.js';
 import { FailedJobPage, FailedJobsQuery, Job, JobParams } from './schemas.js';
 
 const tags = ['Control panel'];
+const RETRYING_ROLES: readonly UserRole[] = ['owner', 'developer'];
 
 /**
  * The merchant's failed jobs in the panel's Developers page: every role reads them, owners and developers
- * retry them (route-policy.ts SESSION_ROLES; audited). Jobs of no merchant (processing a provider's
+ * retry them (RETRYING_ROLES; audited). Jobs of no merchant (processing a provider's
  * callback) are the operator's, through the CLI.
  */
 export function jobRoutes(app: App, ctx: AppContext): void {
@@ -41,7 +43,7 @@ export function jobRoutes(app: App, ctx: AppContext): void {
         params: JobParams,
         response: { 200: Job },
       },
-      config: { auth: 'session' },
+      config: { auth: 'session', roles: RETRYING_ROLES },
     },
     async (request) =>
       inAuditedTransaction(ctx, request, 'job.retried', (trx) =>

@@ -97,7 +97,7 @@ export function paymentRequestRoutes(app: App, ctx: AppContext): void {
         params: PaymentRequestIdParams,
         response: { 200: PaymentRequestRecord },
       },
-      config: { auth: 'api_key' },
+      config: { auth: 'api_key', checkoutToken: { boundParam: 'id' } },
     },
     async (request, reply) => {
       const scope = merchantScopeOf(request);

@@ -1,6 +1,7 @@
 import { invalidFormat } from '../../errors.js';
 import { checkReturnUrl } from '../../lib/return-url.js';
 import type { KeyMode } from '../api-keys/index.js';
+import type { H2hCard, PaymentOptions } from './schemas.js';
 
 /**
  * The submission fields that are the merchant's, not the payer's: where the merchant's signed
@@ -17,16 +18,10 @@ export const MERCHANT_FIELDS = [
   'ipAddress',
 ] as const;
 
-export interface SubmittedOptions {
-  notifyUrl?: string | null;
-  successUrl?: string | null;
-  failureUrl?: string | null;
-  captureDelayHours?: number;
-  referenceId?: string | null;
-  ipAddress?: string | null;
-  originDomain?: string | null;
-  browserInfo?: unknown;
-}
+/** The option fields of a submission body (the per-processor card body has no referenceId). */
+export type SubmittedOptions = Partial<
+  Pick<H2hCard, (typeof MERCHANT_FIELDS)[number] | 'originDomain' | 'browserInfo'>
+>;
 
 /**
  * What a payment records of its submission's options. The merchant's fields come from the body only
@@ -40,7 +35,7 @@ export function submissionOptions(input: {
   mode: KeyMode;
   body: SubmittedOptions;
   connectionIp: string;
-}): { options: Record<string, unknown>; captureDelayHours: number | null } {
+}): { options: PaymentOptions; captureDelayHours: number | null } {
   const { caller, body } = input;
   const shared = {
     originDomain: body.originDomain ?? null,

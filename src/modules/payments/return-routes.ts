@@ -25,7 +25,8 @@ export function challengeReturnRoutes(app: App, ctx: AppContext): void {
           303: Type.String({ description: 'To successUrl or failureUrl (text/html: a link there)' }),
         },
       },
-      config: { auth: 'none' },
+      // A payment route: its errors are problem records like every other's under /payments.
+      config: { auth: 'none', errorShape: 'problem' },
     },
     async (request, reply) => {
       const landing = await returnFromChallenge(ctx, {

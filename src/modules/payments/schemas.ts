@@ -1,4 +1,5 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { AppError } from '../../errors.js';
 import { Id, nullable } from '../../lib/schema.js';
 import { optionalProperties, PayerFields } from '../../lib/payer.js';
 import { AmountRangeQuery } from '../../lib/amount-range.js';
@@ -44,6 +45,22 @@ export const WalletData = Type.Object({
   xid: Type.Optional(Type.String({ maxLength: 256 })),
   eci: Type.Optional(Type.String({ maxLength: 4 })),
 });
+
+/** The payer as a payment records it: name and e-mail always; the wallet leaves the rest to the payer. */
+const SubmittedPayerFields = {
+  name: PayerFields.name,
+  email: PayerFields.email,
+  ...optionalProperties({
+    phoneNumber: PayerFields.phoneNumber,
+    address: PayerFields.address,
+    city: PayerFields.city,
+    state: PayerFields.state,
+    postalCode: PayerFields.postalCode,
+    country: PayerFields.country,
+  }),
+};
+export const SubmittedPayer = Type.Object(SubmittedPayerFields);
+export type SubmittedPayer = Static<typeof SubmittedPayer>;
 
 const Common = {
   is3ds: Type.Optional(Type.Boolean({ description: 'Force a 3-D Secure challenge' })),
@@ -175,16 +192,7 @@ export const WalletType = Type.Union([
 
 export const WalletBody = object(
   {
-    name: PayerFields.name,
-    email: PayerFields.email,
-    ...optionalProperties({
-      phoneNumber: PayerFields.phoneNumber,
-      address: PayerFields.address,
-      city: PayerFields.city,
-      state: PayerFields.state,
-      postalCode: PayerFields.postalCode,
-      country: PayerFields.country,
-    }),
+    ...SubmittedPayerFields,
     token: Type.String({ minLength: 1, maxLength: 4096, description: "The wallet's payment token" }),
     wallet: Type.Object({ ...WalletData.properties, walletType: WalletType }),
     ...Capture,
@@ -197,15 +205,59 @@ export const WalletBody = object(
 export type WalletPayment = Static<typeof WalletBody>;
 
 /**
- * For the OpenAPI document: the h2h path takes one of the spec's three variants, chosen by number / token /
- * upiId, or a UPI intent (upiFlow "intent", upiId optional), which the UPI variant alone would show as
- * needing a upiId.
+ * The h2h body: one of the spec's three variants, chosen by number / token / upiId, or a UPI intent
+ * (upiFlow "intent", upiId optional), which the UPI variant alone would show as needing a upiId.
+ * Which one a body is, `h2hVariantOf` picks; that variant's schema alone then validates it.
  */
 export const H2hBody = Type.Union([H2hCardBody, H2hTokenBody, H2hUpiBody, H2hUpiIntentBody]);
 
+/**
+ * The variant an h2h body claims, by which of number / token / upiId it has (decisions.md; `upiFlow`
+ * alone also means UPI, and `upiFlow: "intent"` picks the intent). Only the chosen variant's schema
+ * validates the body, so every missing field of that variant is reported at once. Exactly one must be
+ * claimed. It only selects: what a variant may do is the handler's business.
+ */
+export function h2hVariantOf(body: Record<string, unknown>): TObject {
+  const claimed = [
+    body.number !== undefined && 'number',
+    body.token !== undefined && 'token',
+    (body.upiId !== undefined || body.upiFlow !== undefined) && 'upiId',
+  ].filter((field) => field !== false);
+  if (claimed.length !== 1) {
+    throw new AppError('VALIDATION_ERROR', 'Send exactly one of number (card), token (stored card) or upiId (UPI)', {
+      details: {
+        missingFields: claimed.length === 0 ? ['number | token | upiId'] : [],
+        conflictingFields: claimed,
+      },
+    });
+  }
+  if (claimed[0] === 'number') return H2hCardBody;
+  if (claimed[0] === 'token') return H2hTokenBody;
+  return body.upiFlow === 'intent' ? H2hUpiIntentBody : H2hUpiBody;
+}
+
 export type H2hCard = Static<typeof H2hCardBody>;
-export type H2hToken = Static<typeof H2hTokenBody>;
 export type ProcessorCard = Static<typeof ProcessorCardBody>;
+
+/**
+ * What a payment records of its submission's options (merchant-options.ts): the body's fields, null
+ * where the body left them out (the payment request's apply), the payer's address, and where the
+ * submission came from (a 3-D Secure payer returns there: challenge-return.ts).
+ */
+export const PaymentOptions = Type.Object({
+  ...Type.Required(Type.Pick(H2hCardBody, ['referenceId', 'notifyUrl', 'successUrl', 'failureUrl', 'originDomain']))
+    .properties,
+  browserInfo: nullable(BrowserInfo),
+  ipAddress: Type.String(),
+  startedFrom: Type.Union([Type.Literal('checkout'), Type.Literal('api')]),
+  // A UPI payment's: its flow, the payer's UPI id, and how long the payer has (upiExpiresAt).
+  upiFlow: Type.Optional(H2hUpiBody.properties.upiFlow),
+  upiId: Type.Optional(nullable(UpiId)),
+  upiTtlSeconds: Type.Optional(Type.Integer()),
+  // A wallet payment's wallet.
+  walletType: Type.Optional(Type.Union([Type.Literal('googlepay'), Type.Literal('applepay')])),
+});
+export type PaymentOptions = Static<typeof PaymentOptions>;
 
 export const PaymentIdParams = Type.Object({ paymentId: Id('Payment id') });
 export const RequestIdParams = Type.Object({ id: Id('Payment request id') });

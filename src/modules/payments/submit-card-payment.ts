@@ -24,7 +24,7 @@ const CARD_TOKEN_PREFIX = 'ctok_';
 export async function submitCardPayment(ctx: PaymentContext, input: CardPaymentInput): Promise<CardPaymentResult> {
   const now = ctx.clock.now();
   refuseLiveMode(input, 'card processor');
-  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl as string | null });
+  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl });
   const resume = input.recoveryPoint?.resume;
   const resumed = resume ? await resumeCardPayment(ctx, { merchantId: input.merchantId, resume }) : undefined;
   if (resumed) return resumed;
@@ -83,7 +83,7 @@ async function attempt(
         threeDS: {
           force: input.is3ds,
           returnUrl: challengeReturnUrl(ctx, payment.id),
-          browserInfo: (input.options.browserInfo as Record<string, unknown> | null) ?? undefined,
+          browserInfo: input.options.browserInfo ?? undefined,
         },
         testHeaders: input.testHeaders,
       })

@@ -25,7 +25,7 @@ export async function submitUpiPayment(ctx: PaymentContext, input: UpiPaymentInp
     });
   }
   refuseLiveMode(input, 'UPI service provider');
-  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl as string | null });
+  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl });
   const scope = { merchantId: input.merchantId, livemode: false };
 
   const { payment, resumed } = await beginAttemptWithoutCard(ctx, {

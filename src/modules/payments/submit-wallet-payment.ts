@@ -17,7 +17,7 @@ export const WALLET_PROCESSOR = 'wallet';
  */
 export async function submitWalletPayment(ctx: PaymentContext, input: WalletPaymentInput): Promise<PaymentRow> {
   refuseLiveMode(input, 'wallet processor');
-  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl as string | null });
+  await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl });
   const scope = { merchantId: input.merchantId, livemode: false };
 
   const { payment, resumed } = await beginAttemptWithoutCard(ctx, {
@@ -36,7 +36,7 @@ export async function submitWalletPayment(ctx: PaymentContext, input: WalletPaym
     threeDS: {
       force: input.is3ds,
       returnUrl: challengeReturnUrl(ctx, payment.id),
-      browserInfo: (input.options.browserInfo as Record<string, unknown> | null) ?? undefined,
+      browserInfo: input.options.browserInfo ?? undefined,
     },
     testHeaders: input.testHeaders,
   });

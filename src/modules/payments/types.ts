@@ -3,6 +3,7 @@ import type { TypedCard } from '../cards/index.js';
 import type { KeyMode } from '../api-keys/index.js';
 import type { ThreeDsRecord } from './tables.js';
 import type { CardRow, PaymentRow } from './repository.js';
+import type { PaymentOptions, SubmittedPayer } from './schemas.js';
 
 /** What the payment actions use of the context; `db` may be the caller's transaction. */
 export type PaymentContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'processors' | 'config' | 'secrets'>;
@@ -18,14 +19,14 @@ export interface CardPaymentInput {
   /** h2h only: one new attempt on the other processor after a retryable processor error. */
   failover: boolean;
   source: CardSource;
-  payer: Record<string, unknown>;
+  payer: SubmittedPayer;
   /** h2h variants carry amount and unit, which must match the payment request. */
   expected?: { amount: number; unit: string };
   /** Null: the payment request's (merchant-options.ts). The payment row holds the one that applies. */
   captureDelayHours: number | null;
   is3ds: boolean;
   isSandbox?: boolean;
-  options: Record<string, unknown>;
+  options: PaymentOptions;
   /** Sandbox test controls forwarded to the sandbox network (test mode only). */
   testHeaders?: Record<string, string>;
   /** The idempotency claim this submission runs under, and what an interrupted earlier run of it committed. */

@@ -2,6 +2,8 @@ import { inTransaction, type App, type AppContext } from '../../context.js';
 import { inAuditedTransaction } from '../../http/audit.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
+import type { RoutePolicy } from '../../http/route-policy.js';
+import type { UserRole } from '../merchants/index.js';
 import { awaitKeyCacheAcknowledgements } from '../api-keys/index.js';
 import { PanelSessionView, sessionAnswer, openPanelSession } from '../panel-sessions/index.js';
 import { acceptInvitation } from './accept-invitation.js';
@@ -24,6 +26,8 @@ import {
 } from './schemas.js';
 
 const tags = ['Control panel'];
+/** Inviting, revoking, changing roles and removing are the owners' (decisions.md "Team"). */
+const OWNERS_ONLY: RoutePolicy<UserRole> = { auth: 'session', roles: ['owner'] };
 
 const invitationPath = (invitationId: number) => `/team/invitations/${invitationId}`;
 
@@ -38,7 +42,7 @@ async function answeredWhenKeysRefused<T extends { apiKeysRevoked: number }>(ctx
 
 /**
  * The merchant's team (docs/decisions.md "Team"): every role reads it; owners invite, revoke, change
- * roles and remove (route-policy.ts SESSION_ROLES; audited by http/audit.ts). Accepting an invitation is
+ * roles and remove (OWNERS_ONLY; audited by http/audit.ts). Accepting an invitation is
  * public: its link's token is the credential.
  */
 export function teamRoutes(app: App, ctx: AppContext): void {
@@ -60,7 +64,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
         body: InviteBody,
         response: { 201: Invitation },
       },
-      config: { auth: 'session' },
+      config: OWNERS_ONLY,
     },
     async (request, reply) => {
       const session = panelSessionOf(request);
@@ -91,7 +95,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
         params: InvitationParams,
         response: { 200: InvitationRevoked },
       },
-      config: { auth: 'session' },
+      config: OWNERS_ONLY,
     },
     async (request) =>
       inAuditedTransaction(ctx, request, 'team.invitation_revoked', (trx) =>
@@ -113,7 +117,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
         body: RoleBody,
         response: { 200: RoleChanged },
       },
-      config: { auth: 'session' },
+      config: OWNERS_ONLY,
     },
     async (request) => {
       const { merchantId } = panelSessionOf(request);
@@ -133,7 +137,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
         params: MemberParams,
         response: { 200: MemberRemoved },
       },
-      config: { auth: 'session' },
+      config: OWNERS_ONLY,
     },
     async (request) => {
       const { merchantId } = panelSessionOf(request);

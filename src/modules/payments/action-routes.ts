@@ -1,0 +1,68 @@
+import type { App, AppContext } from '../../context.js';
+import { auditEntryOf } from '../../http/audit.js';
+import { merchantScopeOf as scopeOf } from '../../http/credentials.js';
+import { recoveredObjectId } from '../../http/idempotency.js';
+import { fromMinor } from '../../lib/money.js';
+import { cancelPayment, capturePayment } from './capture.js';
+import { refundPayment } from './refund.js';
+import { findCard } from './repository.js';
+import { MOVES_MONEY, TAGS } from './route-config.js';
+import { sandboxControls } from './sandbox-controls.js';
+import { Payment, PaymentIdParams, Refund, RefundBody } from './schemas.js';
+import { paymentView } from './view.js';
+
+/** What a merchant does to a payment afterwards: capture, void, refund. */
+export function actionRoutes(app: App, ctx: AppContext): void {
+  const followUp = (path: string, summary: string, action: typeof capturePayment) =>
+    app.post(
+      path,
+      {
+        schema: { summary, tags: TAGS, params: PaymentIdParams, response: { 200: Payment } },
+        config: MOVES_MONEY,
+      },
+      async (request) => {
+        const payment = await action(ctx, { scope: scopeOf(request), paymentId: request.params.paymentId });
+        return paymentView(payment, await findCard(ctx.db, payment.card_id));
+      },
+    );
+  followUp(
+    '/payments/:paymentId/capture',
+    'Capture an authorized payment now (instead of at its scheduled time)',
+    capturePayment,
+  );
+  followUp('/payments/:paymentId/cancel', 'Void an authorized payment', cancelPayment);
+
+  app.post(
+    '/payments/:paymentId/refunds',
+    {
+      schema: {
+        summary: 'Refund a captured payment, fully or partly',
+        tags: TAGS,
+        params: PaymentIdParams,
+        body: RefundBody,
+        response: { 200: Refund },
+      },
+      config: MOVES_MONEY,
+    },
+    async (request) => {
+      const claim = request.idempotencyClaim;
+      const refund = await refundPayment(ctx, {
+        ...request.body,
+        scope: scopeOf(request),
+        paymentId: request.params.paymentId,
+        testHeaders: sandboxControls(request),
+        recoveryPoint: claim && { ...claim, resumeRefundId: recoveredObjectId(claim) },
+        audit: auditEntryOf(request, 'payment.refunded'),
+      });
+      return {
+        refundId: refund.id,
+        paymentId: refund.payment_id,
+        amount: fromMinor(refund.amount, refund.currency),
+        currency: refund.currency,
+        status: refund.status,
+        reason: refund.reason,
+        createDate: refund.created_at.toISOString(),
+      };
+    },
+  );
+}
