@@ -1,6 +1,4 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { CheckoutTokenVerifier, PanelSessionVerifier } from './http/actors.js';
 import type { JobRunner } from './jobs/queue.js';
@@ -21,14 +19,6 @@ declare module 'fastify' {
     ctx: AppContext;
   }
 }
-
-export type App = FastifyInstance<
-  RawServerDefault,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
 
 /**
  * Everything a module needs, built once at start by app.ts and passed down (no container).

@@ -1,5 +1,5 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { App } from '../context.js';
+import type { App } from './fastify-app.js';
 import { checkoutBoundParam } from './route-policy.js';
 
 /** What the checkout front end may send cross-origin. */

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
 import { nullable } from '../../lib/schema.js';

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
-import { inAuditedTransaction } from '../../http/audit.js';
+import { inAuditedTransaction } from '../audit/index.js';
 import { signInAddress } from '../../lib/client-address.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inTransaction, type AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { awaitKeyCacheAcknowledgements, listApiKeys, rotateApiKey } from '../api-keys/index.js';
 import { changePassword, checkPasswordChange } from './change-password.js';
 import { login } from './login.js';

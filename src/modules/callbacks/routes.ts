@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inTransaction, type AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { registerJsonParsers } from '../../http/json-body.js';

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import type { MerchantScope } from '../../lib/scope.js';
 import { verifyApiKey } from '../api-keys/index.js';
 import { recordTestCallback } from './record-callback.js';

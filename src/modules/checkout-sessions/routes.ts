@@ -1,4 +1,5 @@
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf, requireMerchant } from '../../http/credentials.js';
 import { readAnyContentTypeAsJson } from '../../http/json-body.js';

@@ -1,5 +1,6 @@
-import type { App, AppContext } from '../../context.js';
-import { inAuditedTransaction } from '../../http/audit.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
+import { inAuditedTransaction } from '../audit/index.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { listFailedJobs } from './list-failed-jobs.js';
 import { retryJob } from './retry-job.js';

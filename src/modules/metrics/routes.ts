@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 
 /**

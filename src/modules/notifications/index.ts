@@ -15,7 +15,13 @@ import { sendNotice, type NoticeComposers } from './send-notice.js';
 export { notificationRoutes as routes } from './routes.js';
 export { getSettings } from './get-settings.js';
 export { checkoutSettingsOf, type CheckoutSettings } from './checkout-settings.js';
-export { deprecationHeaders, reportDeprecatedUse, reportExposedKey, type DeprecatedFeature } from './deprecations.js';
+export {
+  deprecationHeaders,
+  deprecationOf,
+  reportDeprecatedUse,
+  reportExposedKey,
+  type DeprecatedFeature,
+} from './deprecations.js';
 export { queueNotice } from './queue-notice.js';
 export type { NoticeComposer, NoticeComposers } from './send-notice.js';
 export { eventHistory } from './event-history.js';

@@ -1,5 +1,6 @@
-import { inTransaction, type App, type AppContext } from '../../context.js';
-import { inAuditedTransaction } from '../../http/audit.js';
+import { inTransaction, type AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
+import { inAuditedTransaction } from '../audit/index.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { getSettings } from './get-settings.js';
 import { getEvent, listEvents } from './list-events.js';

@@ -1,4 +1,5 @@
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inTransaction, type AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { signInAddress } from '../../lib/client-address.js';
 import { assertSameOrigin, clearedPanelCookie } from '../../http/panel-cookie.js';

@@ -1,6 +1,7 @@
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { merchantScopeOf } from '../../http/credentials.js';
-import { createOnce } from '../../http/idempotency.js';
+import { createOnce } from '../idempotency/index.js';
 import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { escapeHtml } from '../../lib/html.js';
 import { returnFromChallenge, type ChallengeLanding } from './challenge-return.js';
 import { PaymentIdParams } from './schemas.js';

@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
-import { auditEntryOf } from '../../http/audit.js';
+import { auditEntryOf } from '../audit/index.js';
 import { merchantScopeOf as scopeOf, requireMerchant } from '../../http/credentials.js';
 import { recoveredObjectId } from '../../http/idempotency.js';
 import { validatorCompiler } from '../../http/validation.js';

@@ -1,4 +1,5 @@
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { getDashboard } from './get-dashboard.js';
 import { Dashboard, DashboardQuery } from './schemas.js';

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.js';
-import type { App, AppContext } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
 import { requireMerchant } from '../../http/credentials.js';
 
 export function systemRoutes(app: App, ctx: AppContext): void {

@@ -1,5 +1,6 @@
-import { inTransaction, type App, type AppContext } from '../../context.js';
-import { inAuditedTransaction } from '../../http/audit.js';
+import { inTransaction, type AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
+import { inAuditedTransaction } from '../audit/index.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
 import { awaitKeyCacheAcknowledgements } from '../api-keys/index.js';
@@ -38,8 +39,8 @@ async function answeredWhenKeysRefused<T extends { apiKeysRevoked: number }>(ctx
 
 /**
  * The merchant's team (docs/decisions.md "Team"): every role reads it; owners invite, revoke, change
- * roles and remove (route-policy.ts SESSION_ROLES; audited by http/audit.ts). Accepting an invitation is
- * public: its link's token is the credential.
+ * roles and remove (route-policy.ts SESSION_ROLES; audited through the audit module's inAuditedTransaction).
+ * Accepting an invitation is public: its link's token is the credential.
  */
 export function teamRoutes(app: App, ctx: AppContext): void {
   app.get(
