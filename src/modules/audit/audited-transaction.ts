@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { inTransaction, type DbContext } from '../../context.js';
+import { type DbContext, inTransaction } from '../../storage/db-context.js';
 import type { AuditAction } from './actions.js';
 import { recordAudit } from './record-audit.js';
 import type { AuditEntry } from './repository.js';

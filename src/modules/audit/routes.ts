@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
@@ -17,7 +17,7 @@ const AuditEntry = Type.Object({
 });
 
 /** The audit log, for the merchant's owners in the control panel. */
-export function auditRoutes(app: App, ctx: AppContext): void {
+export function auditRoutes(app: App, ctx: DbContext): void {
   app.get(
     '/audit-log',
     {

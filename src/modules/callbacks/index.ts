@@ -4,3 +4,4 @@ export { callbackJobs as jobs } from './process-callback-event.js';
 export { CallbackHandlers, type CallbackEvent, type CallbackHandler, type CallbackHandlerMap } from './dispatch.js';
 export { callbacksOfTransactions } from './callbacks-of-transactions.js';
 export { ReceivedCallback } from './schemas.js';
+export type { CallbacksContext } from './context.js';

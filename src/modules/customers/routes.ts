@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { inTransaction, type AppContext } from '../../context.js';
+import { type DbContext, inTransaction } from '../../storage/db-context.js';
 import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { requireMerchant } from '../../http/credentials.js';
@@ -29,7 +29,7 @@ function callerScope(request: FastifyRequest): CustomerScope & { userId: number 
   return { merchantId: actor.merchantId, livemode: actor.mode === 'live', userId: actor.userId };
 }
 
-export function customerRoutes(app: App, ctx: AppContext): void {
+export function customerRoutes(app: App, ctx: DbContext): void {
   app.post(
     '/customers',
     {

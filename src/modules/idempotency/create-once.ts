@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { inTransaction } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
 import { recoveredObjectId } from '../../http/idempotency.js';
 import type { Db } from '../../storage/db.js';
 import { recordRecoveryPoint } from './repository.js';

@@ -3,7 +3,7 @@
  * ones. The HTTP side (http/idempotency.ts) decides which requests claim a key and what is replayed; it
  * reaches the keys through `claimStore`, the store app.ts hands it.
  */
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import type { Sweep } from '../../jobs/queue.js';
 import { purgeSweep } from './purge-expired-keys.js';
 

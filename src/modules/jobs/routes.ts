@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { JobsContext } from './context.js';
 import type { App } from '../../http/fastify-app.js';
 import { inAuditedTransaction } from '../audit/index.js';
 import { panelSessionOf } from '../../http/credentials.js';
@@ -13,7 +13,7 @@ const tags = ['Control panel'];
  * retry them (route-policy.ts SESSION_ROLES; audited). Jobs of no merchant (processing a provider's
  * callback) are the operator's, through the CLI.
  */
-export function jobRoutes(app: App, ctx: AppContext): void {
+export function jobRoutes(app: App, ctx: JobsContext): void {
   app.get(
     '/jobs/failed',
     {

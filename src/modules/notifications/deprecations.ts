@@ -1,4 +1,4 @@
-import { inTransaction, type DbContext } from '../../context.js';
+import { type DbContext, inTransaction } from '../../storage/db-context.js';
 import { recordEvent } from '../events/index.js';
 import { queueNotice } from './queue-notice.js';
 import { claimDailyReport, type MerchantScope } from './repository.js';

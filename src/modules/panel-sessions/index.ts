@@ -4,3 +4,4 @@ export { panelSessionVerifier } from './verifier.js';
 export { openPanelSession, startPanelSession } from './start-session.js';
 export { sessionAnswer } from './session-answer.js';
 export { PanelSessionView } from './schemas.js';
+export type { PanelSessionsContext } from './context.js';

@@ -9,3 +9,4 @@ export { recordRefundOnRequest } from './record-refund.js';
 export { findPaymentRequest } from './repository.js';
 export { assertOpen } from './status.js';
 export { checkoutPageUrl } from './present.js';
+export type { PaymentRequestsContext } from './context.js';

@@ -8,3 +8,4 @@ export { paymentJobs as jobs, paymentSweeps as sweeps } from './jobs.js';
 export { paymentCallbackHandlers as callbackHandlers } from './on-callback.js';
 export type { PaymentEventType, RefundEvent } from './events.js';
 export { watchStatusChanges, type PaymentStatusChange } from './status-changes.js';
+export type { PaymentsContext } from './context.js';

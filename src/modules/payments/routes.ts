@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { PaymentsContext } from './context.js';
 import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { auditEntryOf } from '../audit/index.js';
@@ -47,7 +47,7 @@ const TAGS = ['Payments'];
 const SUBMISSION = { auth: 'api_key' as const, paymentSubmission: true };
 const SANDBOX_CONTROLS = ['x-sandbox-callback', 'x-sandbox-hang-ms'];
 
-export function paymentRoutes(app: App, ctx: AppContext): void {
+export function paymentRoutes(app: App, ctx: PaymentsContext): void {
   app.post(
     '/payments/h2h/:id',
     {

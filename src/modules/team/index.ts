@@ -4,3 +4,4 @@
  */
 export { teamRoutes as routes } from './routes.js';
 export { invitationMail } from './invitation-mail.js';
+export type { TeamContext } from './context.js';

@@ -1,4 +1,5 @@
-import { inTransaction, type AppContext } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { TeamContext } from './context.js';
 import type { App } from '../../http/fastify-app.js';
 import { inAuditedTransaction } from '../audit/index.js';
 import { panelSessionOf } from '../../http/credentials.js';
@@ -32,7 +33,7 @@ const invitationPath = (invitationId: number) => `/team/invitations/${invitation
  * A change that revoked keys is answered only once no instance's key cache can still accept them, as a
  * rotation is (after the commit: the wait's barrier must follow the revocation).
  */
-async function answeredWhenKeysRefused<T extends { apiKeysRevoked: number }>(ctx: AppContext, changed: T): Promise<T> {
+async function answeredWhenKeysRefused<T extends { apiKeysRevoked: number }>(ctx: TeamContext, changed: T): Promise<T> {
   if (changed.apiKeysRevoked > 0) await awaitKeyCacheAcknowledgements(ctx);
   return changed;
 }
@@ -42,7 +43,7 @@ async function answeredWhenKeysRefused<T extends { apiKeysRevoked: number }>(ctx
  * roles and remove (route-policy.ts SESSION_ROLES; audited through the audit module's inAuditedTransaction).
  * Accepting an invitation is public: its link's token is the credential.
  */
-export function teamRoutes(app: App, ctx: AppContext): void {
+export function teamRoutes(app: App, ctx: TeamContext): void {
   app.get(
     '/team',
     {
