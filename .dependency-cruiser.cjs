@@ -43,6 +43,30 @@ module.exports = {
       to: { path: ['^src/modules/[^/]+/repository\\.ts$', 'node_modules/kysely/'] },
     },
     {
+      name: 'http-is-plumbing',
+      severity: 'error',
+      comment:
+        "src/http/ is plumbing below the modules (modules' routes import it): it imports no module and not context.ts. What it needs of a module it declares as a small interface (CredentialDeps, ClaimStore, Deprecation) that app.ts fills from the module, so no arrow runs back up.",
+      from: { path: '^src/http/' },
+      to: { path: ['^src/modules/', '^src/context\\.ts$'] },
+    },
+    {
+      name: 'modules-do-not-import-the-wiring',
+      severity: 'error',
+      comment:
+        'A module declares the services it needs in its own context.ts, built from lower layers; context.ts composes those above the modules and app.ts builds it, so a module importing them (or server.ts) would depend on every other module.',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/(context|app|server)\\.ts$' },
+    },
+    {
+      name: 'context-meets-modules-through-index',
+      severity: 'error',
+      comment:
+        "context.ts composes the modules' context types, and reaches a module only through that module's index.ts.",
+      from: { path: '^src/context\\.ts$' },
+      to: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+    },
+    {
       name: 'only-entry-points-import-the-app',
       severity: 'error',
       comment: 'app.ts and server.ts are wiring: only main.ts, cluster.ts, cli.ts, tests and bench import them.',

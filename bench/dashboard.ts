@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type KyselyPlugin, type RootOperationNode } from 'kysely';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
-import { inTransaction } from '../src/context.js';
+import { inTransaction } from '../src/storage/db-context.js';
 import { rotateApiKey } from '../src/modules/api-keys/index.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
 import { listPayments } from '../src/modules/payments/repository.js';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
-import { inTransaction } from '../src/context.js';
+import { inTransaction } from '../src/storage/db-context.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
 import { startGateway } from '../src/server.js';
 

@@ -1,11 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
-import type { App, AppContext } from './context.js';
+import type { AppContext } from './context.js';
 import { reportUndeclaredStatuses } from './http/contract-check.js';
 import { checkoutCors } from './http/cors.js';
 import { authenticate } from './http/credentials.js';
 import { sendError, toAppError } from './http/errors.js';
+import type { App } from './http/fastify-app.js';
 import { frontEnds } from './http/front-ends.js';
 import { idempotencyHooks } from './http/idempotency.js';
 import { registerJsonParsers } from './http/json-body.js';
@@ -27,7 +28,7 @@ import {
 import { JobRunner } from './jobs/queue.js';
 import { randomBase62 } from './lib/crypto.js';
 import type { Clock } from './lib/clock.js';
-import { noKeyCache, type KeyCache } from './modules/api-keys/index.js';
+import { noKeyCache, verifyApiKey, type KeyCache } from './modules/api-keys/index.js';
 import * as audit from './modules/audit/index.js';
 import * as auth from './modules/auth/index.js';
 import * as callbacks from './modules/callbacks/index.js';
@@ -162,9 +163,16 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await securityHeaders(app);
   await loadShedding(app, options.loadLimits);
   app.addHook('onRequest', requireHttps(config));
-  app.addHook('onRequest', checkApiVersion);
+  const apiVersion20 = notifications.deprecationOf(ctx, 'api-version-2.0');
+  app.addHook('onRequest', checkApiVersion(apiVersion20));
   await checkoutCors(app, config.checkoutUrl);
-  const authenticateCaller = authenticate(ctx);
+  const authenticateCaller = authenticate({
+    apiKeys: { verify: (key) => verifyApiKey(ctx, { key }) },
+    tokens: ctx.tokens,
+    checkoutVerifier: ctx.checkoutVerifier,
+    panelSessions: ctx.panelSessions,
+    config,
+  });
   // Rate limits right after credentials (route hooks run after these; the caller is known) and before the body is read.
   const spendAddressQuota = await rateLimits(app, { config, clock, logger, secret: secrets.jwtSecret });
   app.addHook('onRequest', async (request, reply) => {
@@ -180,7 +188,13 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   // Before any route: the document is collected from the routes as they are added.
   await openApi(app, config);
   // After credentials and validation: only a merchant's valid requests claim an idempotency key.
-  idempotencyHooks(app, ctx);
+  idempotencyHooks(app, {
+    claims: idempotency.claimStore(ctx.db),
+    clock,
+    instanceId: ctx.instanceId,
+    vault: ctx.vault,
+    fingerprintSecret: secrets.idempotencyFingerprintSecret,
+  });
   app.addHook(
     'onResponse',
     syncHook((request, reply) => {
@@ -190,7 +204,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       ctx.metrics.observeRequest(request.method, route ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     }),
   );
-  app.addHook('onSend', reportDeprecatedVersion(ctx));
+  app.addHook('onSend', reportDeprecatedVersion(apiVersion20));
 
   app.setNotFoundHandler({ preHandler: [spendAddressQuota] }, (request, reply) =>
     sendError(request, reply, routeNotFound(catalog, request), catalog),
@@ -221,8 +235,10 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
       const { checkoutOrigins } = await notifications.checkoutSettingsOf(ctx, { paymentRequestId });
       return [new URL(config.publicUrl).origin, ...config.checkoutFrameAncestors, ...checkoutOrigins];
     },
-    exchangeLegacyApiKey: (apiKey, paymentRequestId) =>
-      checkoutSessions.exchangeLegacyApiKey(ctx, { apiKey, paymentRequestId }),
+    legacyApiKey: {
+      exchange: (apiKey, paymentRequestId) => checkoutSessions.exchangeLegacyApiKey(ctx, { apiKey, paymentRequestId }),
+      deprecationHeaders: notifications.deprecationHeaders('checkout-api-key-parameter'),
+    },
   });
 
   await app.ready();

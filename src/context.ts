@@ -1,19 +1,14 @@
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Config } from './config.js';
 import type { CheckoutTokenVerifier, PanelSessionVerifier } from './http/actors.js';
-import type { JobRunner } from './jobs/queue.js';
-import type { Clock } from './lib/clock.js';
-import type { AccessTokens } from './modules/auth/jwt.js';
-import type { KeyCache } from './modules/api-keys/key-cache.js';
-import type { CallbackHandlers } from './modules/callbacks/dispatch.js';
-import type { Vault } from './modules/cards/vault.js';
-import type { Metrics } from './modules/metrics/registry.js';
-import type { ProcessorRegistry } from './processors/registry.js';
-import { runTransaction } from './storage/after-commit.js';
-import type { Db, Storage } from './storage/db.js';
-import type { Secrets } from './storage/secrets.js';
+import type { AuthContext } from './modules/auth/index.js';
+import type { CallbacksContext } from './modules/callbacks/index.js';
+import type { JobsContext } from './modules/jobs/index.js';
+import type { MetricsContext } from './modules/metrics/index.js';
+import type { NotificationsContext } from './modules/notifications/index.js';
+import type { PanelSessionsContext } from './modules/panel-sessions/index.js';
+import type { PaymentRequestsContext } from './modules/payment-requests/index.js';
+import type { PaymentsContext } from './modules/payments/index.js';
+import type { SystemContext } from './modules/system/index.js';
+import type { TeamContext } from './modules/team/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,49 +17,29 @@ declare module 'fastify' {
   }
 }
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
-
 /**
- * Everything a module needs, built once at start by app.ts and passed down (no container).
- * Domain actions take `verb(ctx, input)` with a slice of this; `db` may be a transaction the caller owns.
+ * Everything the modules need, built once at start by app.ts and passed down (no container). Each module
+ * declares the slice it uses in its own context.ts; this is their union, plus what only the wiring hands
+ * to http/. It sits above the modules: no module imports it, so a module's actions, routes and jobs can
+ * only reach what its own context names. Domain actions take `verb(ctx, input)` with a slice of it;
+ * `db` may be a transaction the caller owns (storage/db-context.ts `inTransaction`).
  */
-export interface AppContext {
-  config: Config;
-  storage: Storage;
-  db: Db;
-  clock: Clock;
-  secrets: Secrets;
-  tokens: AccessTokens;
-  logger: FastifyBaseLogger;
-  jobs: JobRunner;
-  vault: Vault;
-  processors: ProcessorRegistry;
+export interface AppContext
+  extends
+    AuthContext,
+    CallbacksContext,
+    JobsContext,
+    MetricsContext,
+    NotificationsContext,
+    PanelSessionsContext,
+    PaymentRequestsContext,
+    PaymentsContext,
+    SystemContext,
+    TeamContext {
+  /** Checkout session tokens are checked through this (modules/checkout-sessions). */
   checkoutVerifier: CheckoutTokenVerifier;
   /** The control panel's session cookie is checked through this (modules/panel-sessions). */
   panelSessions: PanelSessionVerifier;
-  /** Verified provider callbacks are dispatched here (modules/callbacks/dispatch.ts). */
-  callbackHandlers: CallbackHandlers;
   /** This process among the running gateway instances (modules/instances): holder of its idempotency claims. */
   instanceId: string;
-  /** The exact API-key cache of this instance (modules/api-keys/key-cache.ts). */
-  keyCache: KeyCache;
-  /** Prometheus metrics of this instance (modules/metrics), served at GET /metrics. */
-  metrics: Metrics;
-}
-
-/** The slice of the context most actions need: a db handle (or the caller's transaction) and the clock. */
-export type DbContext = Pick<AppContext, 'db' | 'clock'>;
-
-/**
- * Runs `work` in one transaction with the context's db replaced by it: the caller owns the transaction.
- * What `work` registers with `afterCommit` (storage/after-commit.ts) runs once it has committed.
- */
-export function inTransaction<C extends { db: Db }, T>(ctx: C, work: (trx: C) => Promise<T>): Promise<T> {
-  return runTransaction(ctx.db, (db) => work({ ...ctx, db }));
 }

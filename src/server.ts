@@ -1,7 +1,7 @@
 import type { DestinationStream } from 'pino';
 import { startSandbox, type Sandbox } from '../sandbox/server.js';
 import { buildApp, type BuildAppOptions } from './app.js';
-import type { App } from './context.js';
+import type { App } from './http/fastify-app.js';
 import type { Config } from './config.js';
 import { createLogger } from './http/logging.js';
 import { systemClock, type Clock } from './lib/clock.js';

@@ -75,3 +75,13 @@ export interface PanelSessionVerifier {
 export interface CheckoutTokenVerifier {
   verify(token: string): Promise<CheckoutActor | null>;
 }
+
+/** Supplied by the api-keys module (composed in app.ts): undefined for a malformed, unknown or revoked key. */
+export interface ApiKeyVerifier {
+  verify(key: string): Promise<Omit<ApiKeyActor, 'kind'> | undefined>;
+}
+
+/** Supplied by the auth module (composed in app.ts): null for anything but a live control-panel access token. */
+export interface AccessTokenVerifier {
+  verify(token: string): Promise<Omit<UserActor, 'kind'> | null>;
+}

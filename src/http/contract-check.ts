@@ -1,4 +1,4 @@
-import type { App } from '../context.js';
+import type { App } from './fastify-app.js';
 import { declaredStatuses } from './error-responses.js';
 
 /**

@@ -1,16 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { verifyApiKey, type KeyCache } from '../modules/api-keys/index.js';
-import type { AccessTokens } from '../modules/auth/jwt.js';
-import type { Db } from '../storage/db.js';
 import { safeEqual } from '../lib/crypto.js';
 import type { MerchantScope } from '../lib/scope.js';
 import type { RoutePolicy } from './route-policy.js';
 import type { MerchantStatus } from './actors.js';
 import type { Config } from '../config.js';
 import type {
+  AccessTokenVerifier,
   Actor,
   ApiKeyActor,
+  ApiKeyVerifier,
   CheckoutActor,
   CheckoutTokenVerifier,
   PanelActor,
@@ -36,10 +35,9 @@ declare module 'fastify' {
 }
 
 export interface CredentialDeps {
-  db: Db;
-  tokens: AccessTokens;
+  apiKeys: ApiKeyVerifier;
+  tokens: AccessTokenVerifier;
   checkoutVerifier: CheckoutTokenVerifier;
-  keyCache: KeyCache;
   panelSessions: PanelSessionVerifier;
   config: Config;
 }
@@ -122,7 +120,7 @@ async function merchantCaller(deps: CredentialDeps, request: FastifyRequest, con
     }
     throw new AppError('INVALID_API_KEY', 'The X-API-Key header is missing');
   }
-  const found = await verifyApiKey(deps, { key });
+  const found = await deps.apiKeys.verify(key);
   if (!found) throw new AppError('INVALID_API_KEY', invalidKeyMessage(key));
   assertMerchantMayCall(found.merchantStatus, config);
   return { kind: 'api_key', ...found };

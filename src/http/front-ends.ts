@@ -4,9 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { App } from '../context.js';
+import type { App } from './fastify-app.js';
 import { declarePublic } from './route-policy.js';
-import { deprecationHeaders } from '../modules/notifications/index.js';
 
 /** Built asset names carry a content hash (`app.3f2a9c1b.js`): they never change, so they are cached for a year. */
 const HASHED_ASSET = /[.-][0-9a-zA-Z_-]{8,}\.(js|mjs|css|woff2?|svg|png|jpg|webp|avif|ico|map)$/;
@@ -24,8 +23,15 @@ export interface FrontEndOptions {
    * list and the checkoutOrigins of the requested payment request's merchant (decisions.md, Hosted checkout).
    */
   checkoutFrameAncestors: (request: FastifyRequest) => string[] | Promise<string[]>;
-  /** The deprecated `?apiKey=` of the checkout page: exchanges the key for a checkout session token. */
-  exchangeLegacyApiKey?: (apiKey: string, paymentRequestId: number) => Promise<{ token: string }>;
+  /** The deprecated `?apiKey=` of the checkout page, exchanged for a checkout session token. */
+  legacyApiKey?: LegacyApiKey;
+}
+
+/** Composed in app.ts from the checkout-sessions module (the exchange) and the notifications module (the dates). */
+export interface LegacyApiKey {
+  exchange: (apiKey: string, paymentRequestId: number) => Promise<{ token: string }>;
+  /** The Deprecation and Sunset headers of the redirect. */
+  deprecationHeaders: Record<string, string>;
 }
 
 /**
@@ -43,7 +49,7 @@ export async function frontEnds(app: App, options: FrontEndOptions): Promise<voi
       checkoutPath,
       async (request, reply) => checkoutPageHeaders(reply, await options.checkoutFrameAncestors(request)),
       // The spec's page address is `{CHECKOUT_URL}/main?requestId=…&token=…`: the build's index.html.
-      { alias: 'main', legacy: options.exchangeLegacyApiKey },
+      { alias: 'main', legacy: options.legacyApiKey },
     );
   await serve(app, join(dir, 'panel'), '/panel', (_request, reply) => {
     reply.header('Content-Security-Policy', `${OWN_ASSETS_ONLY}; frame-ancestors 'none'`);
@@ -55,7 +61,7 @@ async function serve(
   root: string,
   path: string,
   pageHeaders?: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>,
-  page?: { alias: string; legacy?: FrontEndOptions['exchangeLegacyApiKey'] },
+  page?: { alias: string; legacy?: LegacyApiKey },
 ): Promise<void> {
   if (!existsSync(join(root, 'index.html'))) return;
   const prefix = `${path.replace(/\/+$/, '')}/`;
@@ -129,12 +135,12 @@ async function legacyApiKeyRedirect(
   alias: string,
   apiKey: string,
   requestId: string | undefined,
-  exchange: NonNullable<FrontEndOptions['exchangeLegacyApiKey']>,
+  legacy: LegacyApiKey,
 ): Promise<FastifyReply> {
   const id = Number(requestId);
   const token =
     Number.isSafeInteger(id) && id > 0
-      ? await exchange(apiKey, id).then(
+      ? await legacy.exchange(apiKey, id).then(
           (session) => session.token,
           () => null,
         )
@@ -143,7 +149,7 @@ async function legacyApiKeyRedirect(
   return (
     reply
       // RFC 9745 / RFC 8594, the dates the api.version.deprecated event and e-mail name too.
-      .headers(deprecationHeaders('checkout-api-key-parameter'))
+      .headers(legacy.deprecationHeaders)
       .header('Cache-Control', 'no-store')
       .redirect(`${alias}?requestId=${encodeURIComponent(requestId ?? '')}#${fragment.toString()}`, 303)
   );

@@ -1,17 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { inTransaction, type App, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { canonicalJson } from '../lib/canonical-json.js';
+import type { Clock } from '../lib/clock.js';
 import { hmacHex, randomBase62 } from '../lib/crypto.js';
-import {
-  findKey,
-  recordRecoveryPoint,
-  releaseClaim,
-  storeResponse,
-  tryClaim,
-  type Claim,
-  type RecoveryPoint,
-} from '../modules/idempotency/index.js';
+import type { App } from './fastify-app.js';
 import { sendHookWhen } from './sync-hook.js';
 
 /**
@@ -36,6 +28,7 @@ import { sendHookWhen } from './sync-hook.js';
  * - Validation runs before preHandler, so rejected requests never claim a key.
  * - Keys live 24 hours; a sweep of the job loop deletes expired ones of every merchant
  *   (modules/idempotency, `sweeps`).
+ * - The keys are stored by the idempotency module, handed to the hooks as a `ClaimStore` (app.ts).
  *
  * Requests without a key cost nothing; with a key, two small queries (claim + store, or
  * claim + read), and the fingerprint: one walk over the parsed body and an HMAC (two with a card number).
@@ -44,6 +37,72 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /** An in-flight claim this old is stuck even on a live instance, and may be taken over. */
 export const STALE_CLAIM_SECONDS = 60;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** A request's claim on its idempotency key: the claim token proves it is still this request's. */
+export interface Claim {
+  merchantId: number;
+  key: string;
+  token: string;
+}
+
+export interface ClaimInput {
+  merchantId: number;
+  key: string;
+  fingerprint: string;
+  method: string;
+  path: string;
+  token: string;
+  /** The instance running the request (modules/instances). */
+  holder: string;
+  now: Date;
+  expiresAt: Date;
+  /** An in-flight claim of the same request claimed at or before this is taken over even from a live holder (stuck). */
+  staleBefore: Date;
+}
+
+/**
+ * What an interrupted earlier run of the request committed: a payment submission its payment, and the
+ * card token it was to show; any other creating request the object it created (its kind follows from
+ * the request's path, which the key's fingerprint holds).
+ */
+export type RecoveryPoint =
+  | {
+      paymentId: number;
+      /** Sealed with the vault key. */
+      sealedCardToken: string | null;
+    }
+  | { objectId: number };
+
+/** A key as stored: the request that claimed it and, once decided, its sealed answer. */
+export interface StoredKey {
+  fingerprint: string | null;
+  request_method: string;
+  request_path: string;
+  response_status: number | null;
+  response_content_type: string | null;
+  response_body: string | null;
+}
+
+/** Where the keys are kept: the idempotency module's store, composed in app.ts. */
+export interface ClaimStore {
+  /** The claim (and the recovery point of a claim taken over); undefined when the key is someone else's. */
+  tryClaim(input: ClaimInput): Promise<{ recovery: RecoveryPoint | null } | undefined>;
+  findKey(merchantId: number, key: string): Promise<StoredKey | undefined>;
+  releaseClaim(claim: Claim): Promise<void>;
+  storeResponse(claim: Claim, response: { status: number; contentType: string | null; body: string }): Promise<void>;
+}
+
+/** What the hooks need: the store, this instance's name, and the keys that seal answers and fingerprint requests. */
+export interface IdempotencyDeps {
+  claims: ClaimStore;
+  clock: Clock;
+  /** This process among the running instances (modules/instances): the holder its claims name. */
+  instanceId: string;
+  /** The vault (modules/cards): stored answers are sealed, card numbers fingerprinted with its keys. */
+  vault: { seal(plaintext: string): string; unseal(sealed: string): string; fingerprint(pan: string): string };
+  /** IDEMPOTENCY_FINGERPRINT_SECRET: the key of the request fingerprints. */
+  fingerprintSecret: string;
+}
 
 /** A claim this request holds, and what an interrupted earlier run of the same request committed. */
 export interface HeldClaim extends Claim {
@@ -57,19 +116,19 @@ declare module 'fastify' {
   }
 }
 
-export function idempotencyHooks(app: App, ctx: AppContext): void {
-  app.addHook('preHandler', (request, reply) => claimOrReplay(ctx, request, reply));
+export function idempotencyHooks(app: App, deps: IdempotencyDeps): void {
+  app.addHook('preHandler', (request, reply) => claimOrReplay(deps, request, reply));
   app.addHook(
     'onSend',
     sendHookWhen(
       (request) => request.idempotencyClaim !== undefined,
-      (request, reply, payload) => finishClaim(ctx, request, reply, payload),
+      (request, reply, payload) => finishClaim(deps, request, reply, payload),
     ),
   );
 }
 
 async function claimOrReplay(
-  ctx: AppContext,
+  deps: IdempotencyDeps,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply | undefined> {
@@ -80,17 +139,17 @@ async function claimOrReplay(
   if (key === undefined) return;
 
   const path = request.url;
-  const fingerprint = fingerprintOf(ctx, request, path, actor.mode);
-  const now = ctx.clock.now();
+  const fingerprint = fingerprintOf(deps, request, path, actor.mode);
+  const now = deps.clock.now();
   const token = randomBase62(24);
-  const claimed = await tryClaim(ctx.db, {
+  const claimed = await deps.claims.tryClaim({
     merchantId: actor.merchantId,
     key,
     fingerprint,
     method: request.method,
     path,
     token,
-    holder: ctx.instanceId,
+    holder: deps.instanceId,
     now,
     expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
     staleBefore: new Date(now.getTime() - STALE_CLAIM_SECONDS * 1000),
@@ -100,12 +159,12 @@ async function claimOrReplay(
       merchantId: actor.merchantId,
       key,
       token,
-      ...(claimed.recovery ? { recovery: unsealed(ctx, claimed.recovery) } : {}),
+      ...(claimed.recovery ? { recovery: unsealed(deps, claimed.recovery) } : {}),
     };
     return;
   }
 
-  const existing = await findKey(ctx.db, actor.merchantId, key);
+  const existing = await deps.claims.findKey(actor.merchantId, key);
   if (existing && !sameRequest(existing, { fingerprint, method: request.method, path })) {
     throw new AppError(
       'IDEMPOTENCY_KEY_MISMATCH',
@@ -127,7 +186,7 @@ async function claimOrReplay(
   reply.code(existing.response_status).header('Idempotent-Replayed', 'true');
   if (existing.response_content_type) reply.header('content-type', existing.response_content_type);
   // Stored responses can hold secrets shown once (a cardToken, a checkout session token): kept sealed.
-  return reply.send(existing.response_body ? ctx.vault.unseal(existing.response_body) : '');
+  return reply.send(existing.response_body ? deps.vault.unseal(existing.response_body) : '');
 }
 
 /**
@@ -144,12 +203,12 @@ async function claimOrReplay(
  * parses nothing twice. A retry that differs from the first only in its CVV is the same request too:
  * the CVV may not be kept in any form, not even to tell it apart.
  */
-function fingerprintOf(ctx: AppContext, request: FastifyRequest, path: string, mode: string): string {
+function fingerprintOf(deps: IdempotencyDeps, request: FastifyRequest, path: string, mode: string): string {
   const body = canonicalJson(request.body, (name, value) => {
     if (name === 'cvv') return undefined;
-    return name === 'number' && typeof value === 'string' ? ctx.vault.fingerprint(value) : value;
+    return name === 'number' && typeof value === 'string' ? deps.vault.fingerprint(value) : value;
   });
-  return hmacHex('sha256', ctx.secrets.idempotencyFingerprintSecret, `${request.method}\n${path}\n${mode}\n${body}`);
+  return hmacHex('sha256', deps.fingerprintSecret, `${request.method}\n${path}\n${mode}\n${body}`);
 }
 
 /**
@@ -169,37 +228,11 @@ export function recoveredObjectId(claim: HeldClaim): number | undefined {
   return claim.recovery && 'objectId' in claim.recovery ? claim.recovery.objectId : undefined;
 }
 
-/**
- * Runs a create at most once per idempotency key, also when the process dies between the create's
- * commit and its answer being stored on the key: the transaction that creates the object writes its
- * id onto the claim, and a retry that takes the claim over answers with that object (read afresh)
- * instead of creating another. Without a key it is just the create in a transaction.
- */
-export async function createOnce<T>(
-  ctx: AppContext,
-  request: FastifyRequest,
-  action: {
-    create: (trx: AppContext) => Promise<T>;
-    idOf: (created: T) => number;
-    find: (id: number) => Promise<T | undefined>;
-  },
-): Promise<T> {
-  const claim = request.idempotencyClaim;
-  const earlierId = claim && recoveredObjectId(claim);
-  const earlier = earlierId === undefined ? undefined : await action.find(earlierId);
-  if (earlier !== undefined) return earlier;
-  return inTransaction(ctx, async (trx) => {
-    const created = await action.create(trx);
-    if (claim) await recordRecoveryPoint(trx.db, claim, action.idOf(created));
-    return created;
-  });
-}
-
-function unsealed(ctx: AppContext, point: RecoveryPoint): NonNullable<HeldClaim['recovery']> {
+function unsealed(deps: IdempotencyDeps, point: RecoveryPoint): NonNullable<HeldClaim['recovery']> {
   if (!('paymentId' in point)) return point;
   return {
     paymentId: point.paymentId,
-    cardToken: point.sealedCardToken ? ctx.vault.unseal(point.sealedCardToken) : null,
+    cardToken: point.sealedCardToken ? deps.vault.unseal(point.sealedCardToken) : null,
   };
 }
 
@@ -226,7 +259,7 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 async function finishClaim(
-  ctx: AppContext,
+  deps: IdempotencyDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
@@ -240,21 +273,21 @@ async function finishClaim(
     if (reply.statusCode >= 500 || request.transientAnswer || body === undefined) {
       // Not an answer to keep: let the key go so a retry runs again (streams cannot be replayed).
       // A recovery point stays, so that retry resumes the payment or refund this run committed.
-      await releaseClaim(ctx.db, claim);
+      await deps.claims.releaseClaim(claim);
       return;
     }
     const contentType = reply.getHeader('content-type');
-    await storeResponse(ctx.db, claim, {
+    await deps.claims.storeResponse(claim, {
       status: reply.statusCode,
       contentType: contentType === undefined ? null : String(contentType),
-      body: body === '' ? '' : ctx.vault.seal(body),
+      body: body === '' ? '' : deps.vault.seal(body),
     });
   } catch (error) {
     // The store went away mid-request (a restart, a failover). The response still goes out, but the
     // claim still names this live instance, so a retry would wait out STALE_CLAIM_SECONDS: let the key
     // go as soon as the store answers again. A payment's recovery point stays, so the retry resumes it.
     request.log.error({ err: error, idempotencyKey: claim.key }, 'could not store the idempotent response');
-    releaseWhenStoreIsBack(ctx, claim);
+    releaseWhenStoreIsBack(deps, claim);
   }
 }
 
@@ -262,10 +295,10 @@ const RELEASE_RETRY_MS = 1000;
 /** A release not done within the stale-claim time-out is moot: the claim can be taken over by then. */
 const RELEASE_GIVE_UP_MS = STALE_CLAIM_SECONDS * 1000;
 
-function releaseWhenStoreIsBack(ctx: AppContext, claim: Claim, started = Date.now()): void {
+function releaseWhenStoreIsBack(deps: IdempotencyDeps, claim: Claim, started = Date.now()): void {
   const timer = setTimeout(() => {
-    releaseClaim(ctx.db, claim).catch(() => {
-      if (Date.now() - started < RELEASE_GIVE_UP_MS) releaseWhenStoreIsBack(ctx, claim, started);
+    deps.claims.releaseClaim(claim).catch(() => {
+      if (Date.now() - started < RELEASE_GIVE_UP_MS) releaseWhenStoreIsBack(deps, claim, started);
     });
   }, RELEASE_RETRY_MS);
   timer.unref();

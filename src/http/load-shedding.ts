@@ -1,5 +1,5 @@
 import underPressure from '@fastify/under-pressure';
-import type { App } from '../context.js';
+import type { App } from './fastify-app.js';
 import { AppError } from '../errors.js';
 import { syncHook } from './sync-hook.js';
 

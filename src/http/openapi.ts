@@ -1,6 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import type { App } from '../context.js';
+import type { App } from './fastify-app.js';
 import type { Config } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { ErrorGuide, errorResponses, Problem } from './error-responses.js';

@@ -1,12 +1,12 @@
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { App } from '../context.js';
+import type { App } from './fastify-app.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { signInAddress } from '../lib/client-address.js';
 import { hmacHex } from '../lib/crypto.js';
-import { normalizeEmail } from '../modules/merchants/create-merchant.js';
+import { normalizeEmail } from '../lib/email.js';
 import { MemoryStore, RedisStore, windowStore } from './rate-limit-store.js';
 import { isProbe } from './versioning.js';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { App } from '../context.js';
+import type { App } from './fastify-app.js';
 
 const PageParams = Type.Object({ id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' }) });
 const decision = (...choices: string[]) =>

@@ -1,7 +1,7 @@
 import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../context.js';
+import type { App } from './fastify-app.js';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import { syncHook } from './sync-hook.js';

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { inTransaction, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { deprecationHeaders, reportDeprecatedUse } from '../modules/notifications/index.js';
+import type { MerchantScope } from '../lib/scope.js';
 import { sendHookWhen, syncHook } from './sync-hook.js';
 
 export const CURRENT_API_VERSION = '2.1';
@@ -30,38 +29,50 @@ export function v1Gone(request: FastifyRequest): never {
   );
 }
 
-/** X-API-Version: absent means the current version; any 2.0–2.1 is served; anything else is a 400. */
-export const checkApiVersion = syncHook((request: FastifyRequest, reply: FastifyReply): void => {
-  reply.header('X-API-Version', CURRENT_API_VERSION);
-  const requested = request.headers['x-api-version'];
-  if (requested === undefined || isProbe(request.routeOptions.url)) return;
-  const value = Array.isArray(requested) ? requested.join(',') : requested.trim();
-  const match = /^(\d{1,3})\.(\d{1,3})$/.exec(value);
-  if (!match) {
-    throw new AppError(
-      'UNSUPPORTED_API_VERSION',
-      `X-API-Version must look like major.minor (e.g. ${CURRENT_API_VERSION})`,
-      {
-        details: { requested: value.slice(0, 32), supported: `2.0-${CURRENT_API_VERSION}` },
-      },
-    );
-  }
-  const [major, minor] = [Number(match[1]), Number(match[2])];
-  if (major !== 2 || minor < SUPPORTED_MINORS.min || minor > SUPPORTED_MINORS.max) {
-    const why = major < 2 ? 'version 1.x is no longer served' : 'this version does not exist yet';
-    throw new AppError(
-      'UNSUPPORTED_API_VERSION',
-      `API version ${value} is not supported: ${why}; use 2.0-${CURRENT_API_VERSION}`,
-      {
-        details: { requested: value, supported: `2.0-${CURRENT_API_VERSION}` },
-      },
-    );
-  }
-  if (minor < SUPPORTED_MINORS.max) {
-    reply.headers(deprecationHeaders('api-version-2.0'));
-    request.deprecatedVersion = true;
-  }
-});
+/** A deprecated feature as the notifications module describes it (composed in app.ts). */
+export interface Deprecation {
+  /** The Deprecation (RFC 9745) and Sunset (RFC 8594) headers of an answer that used it. */
+  headers: Record<string, string>;
+  /** Tells the merchant of one use (at most once a day per merchant and mode); committed when it resolves. */
+  report(scope: MerchantScope): Promise<void>;
+}
+
+/**
+ * X-API-Version: absent means the current version; any 2.0–2.1 is served; anything else is a 400.
+ * `deprecated` is X-API-Version 2.0.
+ */
+export const checkApiVersion = (deprecated: Deprecation) =>
+  syncHook((request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('X-API-Version', CURRENT_API_VERSION);
+    const requested = request.headers['x-api-version'];
+    if (requested === undefined || isProbe(request.routeOptions.url)) return;
+    const value = Array.isArray(requested) ? requested.join(',') : requested.trim();
+    const match = /^(\d{1,3})\.(\d{1,3})$/.exec(value);
+    if (!match) {
+      throw new AppError(
+        'UNSUPPORTED_API_VERSION',
+        `X-API-Version must look like major.minor (e.g. ${CURRENT_API_VERSION})`,
+        {
+          details: { requested: value.slice(0, 32), supported: `2.0-${CURRENT_API_VERSION}` },
+        },
+      );
+    }
+    const [major, minor] = [Number(match[1]), Number(match[2])];
+    if (major !== 2 || minor < SUPPORTED_MINORS.min || minor > SUPPORTED_MINORS.max) {
+      const why = major < 2 ? 'version 1.x is no longer served' : 'this version does not exist yet';
+      throw new AppError(
+        'UNSUPPORTED_API_VERSION',
+        `API version ${value} is not supported: ${why}; use 2.0-${CURRENT_API_VERSION}`,
+        {
+          details: { requested: value, supported: `2.0-${CURRENT_API_VERSION}` },
+        },
+      );
+    }
+    if (minor < SUPPORTED_MINORS.max) {
+      reply.headers(deprecated.headers);
+      request.deprecatedVersion = true;
+    }
+  });
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -75,14 +86,14 @@ declare module 'fastify' {
  * mode) before it is answered, so the report is committed when the caller reads its events (with the
  * key cache, the caller's next request can outrun a report written after the answer).
  */
-export function reportDeprecatedVersion(ctx: AppContext) {
+export function reportDeprecatedVersion(deprecated: Deprecation) {
   return sendHookWhen(
     (request) => request.deprecatedVersion === true,
     async (request) => {
       const actor = request.actor;
       if (!actor || actor.kind === 'user') return;
       const scope = { merchantId: actor.merchantId, livemode: actor.mode === 'live' };
-      await inTransaction(ctx, (trx) => reportDeprecatedUse(trx, { scope, feature: 'api-version-2.0' }));
+      await deprecated.report(scope);
     },
   );
 }

@@ -3,7 +3,7 @@ import type { Db } from './db.js';
 /**
  * Effects that must wait until what a statement wrote has committed, and must not happen at all if it
  * rolls back (counting a payment's new status, say). Kysely has no commit hook: a transaction opened
- * with `runTransaction` (context.ts `inTransaction` is one) collects the effects registered on it and
+ * with `runTransaction` (db-context.ts `inTransaction` is one) collects the effects registered on it and
  * runs them once its COMMIT has answered.
  */
 const effectsOf = new WeakMap<Db, Array<() => void>>();

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.js';
 import { ManualClock, type Clock } from '../../src/lib/clock.js';
-import { inTransaction } from '../../src/context.js';
+import { inTransaction } from '../../src/storage/db-context.js';
 import { DEFAULT_LOAD_LIMITS } from '../../src/http/load-shedding.js';
 import { rotateApiKey } from '../../src/modules/api-keys/index.js';
 import { createMerchant, setMerchantStatus } from '../../src/modules/merchants/index.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction } from '../../src/context.js';
+import { inTransaction } from '../../src/storage/db-context.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { exchangeLegacyApiKey } from '../../src/modules/checkout-sessions/index.js';
 import { reportExposedKey } from '../../src/modules/notifications/index.js';

@@ -1,4 +1,4 @@
-import { inTransaction } from '../../src/context.js';
+import { inTransaction } from '../../src/storage/db-context.js';
 import { createCustomer } from '../../src/modules/customers/index.js';
 import { expect } from 'vitest';
 import type { CallResult, TestGateway } from '../helpers/gateway.js';

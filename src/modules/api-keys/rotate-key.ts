@@ -1,5 +1,5 @@
 import { AppError, notFound } from '../../errors.js';
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import type { KeyMode } from './tables.js';
 import { generateApiKey } from './keys.js';
 import { insertKey, lockUser, revokeActiveKeys } from './repository.js';

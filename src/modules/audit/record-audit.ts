@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { insertAuditEntry, type AuditEntry } from './repository.js';
 
 /** Writes one sensitive action to the merchant's audit log; the caller owns the transaction, the change's. */

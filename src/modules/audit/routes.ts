@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { App, AppContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { Page, PageQuery } from '../../lib/pagination.js';
 import { nullable } from '../../lib/schema.js';
@@ -16,7 +17,7 @@ const AuditEntry = Type.Object({
 });
 
 /** The audit log, for the merchant's owners in the control panel. */
-export function auditRoutes(app: App, ctx: AppContext): void {
+export function auditRoutes(app: App, ctx: DbContext): void {
   app.get(
     '/audit-log',
     {

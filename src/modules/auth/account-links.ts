@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AuthContext } from './context.js';
 import { AppError } from '../../errors.js';
 import {
   composeLinkMail,
@@ -82,7 +82,7 @@ const pageLink = (publicUrl: string, page: string, token: string) =>
  * sent MAX_LINKS_PER_HOUR links in the last hour already. The caller owns the transaction.
  */
 export async function sendAccountLink(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
+  ctx: Pick<AuthContext, 'db' | 'clock' | 'secrets'>,
   input: { kind: AccountLinkKind; user: { id: number; merchant_id: number; email: string } },
 ): Promise<void> {
   const now = ctx.clock.now();
@@ -114,7 +114,7 @@ export async function sendAccountLink(
  * The mail of a link's notice, composed when it is sent: no mail (null) for a link used, ended or
  * expired meanwhile, or when the gateway's secret changed (the link would not work).
  */
-export function accountLinkMail(ctx: Pick<AppContext, 'db' | 'clock' | 'secrets' | 'config'>): NoticeComposer {
+export function accountLinkMail(ctx: Pick<AuthContext, 'db' | 'clock' | 'secrets' | 'config'>): NoticeComposer {
   return async (notice) => {
     const link = await findLinkByNotice(ctx.db, notice.id);
     if (!link || link.used_at || link.expires_at <= ctx.clock.now()) return null;
@@ -138,7 +138,7 @@ const invalid = (reason: 'unknown' | 'expired' | 'used') =>
  * The row stays locked until the caller's transaction ends, so a link works once.
  */
 export async function useAccountLink(
-  ctx: Pick<AppContext, 'db' | 'clock'>,
+  ctx: Pick<AuthContext, 'db' | 'clock'>,
   input: { kind: AccountLinkKind; token: string },
 ) {
   if (!isWellFormedLinkToken(LINK_KINDS[input.kind], input.token)) throw invalid('unknown');

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.js';
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { assertPasswordRules, hashPassword, normalizeEmail, verifyPassword } from '../merchants/index.js';
 import { countFailure, refuseLocked } from './lock-out.js';
 import { clearFailures, findActiveUser, replacePassword } from './repository.js';

@@ -2,7 +2,7 @@
  * The auth module: sign-in (the lock-out rules), access tokens, and passwords: change, reset by an e-mailed
  * link, and the sign-in link of a guarded account.
  */
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import type { Sweep } from '../../jobs/queue.js';
 import { forgetStaleFailures } from './lock-out.js';
 
@@ -15,3 +15,4 @@ export type { AccountLinkKind, AccountLinksTable, LoginFailuresTable, SignInGuar
 
 /** Failed sign-ins no one repeated for a day are forgotten. */
 export const sweeps = (ctx: DbContext): Sweep[] => [{ everyMs: 10 * 60_000, run: () => forgetStaleFailures(ctx) }];
+export type { AuthContext } from './context.js';

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { AppError } from '../../errors.js';
 import { queueNotice } from '../notifications/index.js';
 import { claimLockNotice, deleteStaleFailures, findLocks, recordAccountFailure, recordFailure } from './repository.js';

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
-import { inTransaction, type AppContext } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { AuthContext } from './context.js';
 import type { UserRole } from '../merchants/index.js';
 import { findUserByEmail, normalizeEmail, verifyPassword } from '../merchants/index.js';
 import { sendAccountLink } from './account-links.js';
@@ -18,7 +19,7 @@ export interface SignedInUser {
 
 /** Sign-in to the access-token API (the spec's login): the checked credentials, as a one-hour bearer token. */
 export async function login(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'tokens' | 'secrets'>,
+  ctx: Pick<AuthContext, 'db' | 'clock' | 'tokens' | 'secrets'>,
   input: { email: string; password: string; address: string },
 ): Promise<{ accessToken: string; expireDate: string }> {
   const user = await checkCredentials(ctx, input);
@@ -31,7 +32,7 @@ export async function login(
  * verification each, failures counted per typed e-mail whether or not it exists.
  */
 export async function checkCredentials(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
+  ctx: Pick<AuthContext, 'db' | 'clock' | 'secrets'>,
   input: { email: string; password: string; address: string },
 ): Promise<SignedInUser> {
   const attempt = { email: normalizeEmail(input.email), address: input.address };

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AuthContext } from './context.js';
 import { findUserByEmail, normalizeEmail } from '../merchants/index.js';
 import { sendAccountLink } from './account-links.js';
 
@@ -8,7 +8,7 @@ import { sendAccountLink } from './account-links.js';
  * same either way and the mail goes later (a job), so it reveals nothing. The caller owns the transaction.
  */
 export async function requestPasswordReset(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
+  ctx: Pick<AuthContext, 'db' | 'clock' | 'secrets'>,
   input: { email: string },
 ): Promise<void> {
   const user = await findUserByEmail(ctx.db, normalizeEmail(input.email));

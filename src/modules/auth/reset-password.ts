@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { assertPasswordRules, hashPassword } from '../merchants/index.js';
 import { useAccountLink } from './account-links.js';
 import { clearAllFailures, replacePassword } from './repository.js';

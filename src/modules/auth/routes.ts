@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
-import { inAuditedTransaction } from '../../http/audit.js';
+import { inAuditedTransaction } from '../audit/index.js';
 import { signInAddress } from '../../lib/client-address.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { AuthContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
 import { awaitKeyCacheAcknowledgements, listApiKeys, rotateApiKey } from '../api-keys/index.js';
 import { changePassword, checkPasswordChange } from './change-password.js';
 import { login } from './login.js';
@@ -50,7 +52,7 @@ function ownUser(request: FastifyRequest, userId: number): number {
   return actor.userId;
 }
 
-export function authRoutes(app: App, ctx: AppContext): void {
+export function authRoutes(app: App, ctx: AuthContext): void {
   app.post(
     '/auth/login',
     {

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { useAccountLink } from './account-links.js';
 import type { SignedInUser } from './login.js';
 

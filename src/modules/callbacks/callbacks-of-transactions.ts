@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { presentCallback } from './present.js';
 import { findCallbacksOfTransactions } from './repository.js';
 

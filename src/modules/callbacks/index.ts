@@ -5,3 +5,4 @@ export { CallbackHandlers, type CallbackEvent, type CallbackHandler, type Callba
 export { callbacksOfTransactions } from './callbacks-of-transactions.js';
 export { ReceivedCallback } from './schemas.js';
 export type { CallbackEventSource, CallbackEventsTable } from './tables.js';
+export type { CallbacksContext } from './context.js';

@@ -1,4 +1,5 @@
-import { inTransaction, type AppContext } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { CallbacksContext } from './context.js';
 import type { JobHandlers } from '../../jobs/queue.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEvent } from './dispatch.js';
@@ -10,7 +11,7 @@ import {
 } from './repository.js';
 import { isKnownStatus, PROVIDER_SOURCES, type ProviderSource } from './schemas.js';
 
-export type CallbackProcessingContext = Pick<AppContext, 'db' | 'clock' | 'callbackHandlers' | 'vault'>;
+export type CallbackProcessingContext = Pick<CallbacksContext, 'db' | 'clock' | 'callbackHandlers' | 'vault'>;
 
 const isProviderSource = (source: string): source is ProviderSource =>
   (PROVIDER_SOURCES as readonly string[]).includes(source);

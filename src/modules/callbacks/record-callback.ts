@@ -1,13 +1,14 @@
 import { dedupeKey } from '../../jobs/catalog.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import type { AppContext, DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
+import type { CallbacksContext } from './context.js';
 import type { MerchantScope } from '../../lib/scope.js';
 import type { CallbackEventSource } from './tables.js';
 import { redacted, redactForm, redactJson } from './redact-secrets.js';
 import { insertCallbackEvent } from './repository.js';
 import type { ProviderCallback, ProviderSource } from './schemas.js';
 
-type RecordingContext = DbContext & Pick<AppContext, 'vault'>;
+type RecordingContext = DbContext & Pick<CallbacksContext, 'vault'>;
 
 export interface RecordedCallback {
   id: number | undefined;

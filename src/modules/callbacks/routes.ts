@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { CallbacksContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { registerJsonParsers } from '../../http/json-body.js';
@@ -41,7 +43,7 @@ const DESCRIPTION =
   'encrypted and shown redacted. Processing happens after the answer.';
 
 /** The routes of the callbacks module: the signed provider receivers and the test endpoints. */
-export function callbackRoutes(app: App, ctx: AppContext): void {
+export function callbackRoutes(app: App, ctx: CallbacksContext): void {
   app.register(async (scope) => providerReceivers(scope as App, ctx));
   testCallbackRoutes(app, ctx);
   app.get(
@@ -62,7 +64,7 @@ export function callbackRoutes(app: App, ctx: AppContext): void {
   );
 }
 
-async function providerReceivers(scope: App, ctx: AppContext): Promise<void> {
+async function providerReceivers(scope: App, ctx: CallbacksContext): Promise<void> {
   const secret = ctx.secrets.callbackSigningSecret;
   // Verify, then parse: a forged or altered body is refused before anything reads it,
   // so it learns nothing from parsing or validation errors.
@@ -97,7 +99,7 @@ function requireSignature(request: FastifyRequest, secret: string, signed: strin
   throw signatureError(check);
 }
 
-async function receive(ctx: AppContext, request: FastifyRequest, source: ProviderSource, body: ProviderCallback) {
+async function receive(ctx: CallbacksContext, request: FastifyRequest, source: ProviderSource, body: ProviderCallback) {
   const oldest = ctx.clock.now().getTime() - CALLBACK_MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
   if (Date.parse(body.timestamp) < oldest)
     throw new AppError(

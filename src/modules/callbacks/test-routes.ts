@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../context.js';
+import type { CallbacksContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
 import type { MerchantScope } from '../../lib/scope.js';
 import { verifyApiKey } from '../api-keys/index.js';
 import { recordTestCallback } from './record-callback.js';
@@ -16,7 +17,7 @@ const SIGNATURE_NOTE =
  * Test endpoints: for providers and merchants to check connectivity and their signing code.
  * Every call is recorded in callback_events (signature_valid null when none was sent) and logged.
  */
-export function testCallbackRoutes(app: App, ctx: AppContext): void {
+export function testCallbackRoutes(app: App, ctx: CallbacksContext): void {
   app.post(
     '/callbacks/test/json',
     {
@@ -93,14 +94,14 @@ export function testCallbackRoutes(app: App, ctx: AppContext): void {
 }
 
 /** null when no signature was sent; otherwise whether it verified (never an error here). */
-function verdict(request: FastifyRequest, ctx: AppContext, signed: string): boolean | null {
+function verdict(request: FastifyRequest, ctx: CallbacksContext, signed: string): boolean | null {
   const header = request.headers[SIGNATURE_HEADER];
   if (header === undefined) return null;
   return checkSignature(ctx.secrets.callbackSigningSecret, signed, header) === 'valid';
 }
 
 async function record(
-  ctx: AppContext,
+  ctx: CallbacksContext,
   request: FastifyRequest,
   source: 'test/json' | 'test/form' | 'test/text',
   payload: unknown,
@@ -120,7 +121,7 @@ async function record(
  * The merchant and mode of the X-API-Key the caller may send along (no credential is required here):
  * the call then shows in that merchant's received callbacks. A key that does not verify is ignored.
  */
-async function sender(ctx: AppContext, request: FastifyRequest): Promise<MerchantScope | undefined> {
+async function sender(ctx: CallbacksContext, request: FastifyRequest): Promise<MerchantScope | undefined> {
   const key = request.headers['x-api-key'];
   if (typeof key !== 'string') return undefined;
   const found = await verifyApiKey(ctx, { key });

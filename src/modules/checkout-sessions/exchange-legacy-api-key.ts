@@ -1,4 +1,4 @@
-import { inTransaction, type DbContext } from '../../context.js';
+import { type DbContext, inTransaction } from '../../storage/db-context.js';
 import { AppError } from '../../errors.js';
 import { markKeyExposed, verifyApiKey } from '../api-keys/index.js';
 import { reportDeprecatedUse, reportExposedKey } from '../notifications/index.js';

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import type { MerchantScope } from '../../lib/scope.js';
 import { assertOpen, getPaymentRequest } from '../payment-requests/index.js';
 import { insertCheckoutSession } from './repository.js';

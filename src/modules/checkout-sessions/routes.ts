@@ -1,11 +1,12 @@
-import type { App, AppContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf, requireMerchant } from '../../http/credentials.js';
 import { readAnyContentTypeAsJson } from '../../http/json-body.js';
 import { mintCheckoutSession } from './mint-checkout-session.js';
 import { CheckoutSession, CheckoutSessionParams, MintCheckoutSessionBody } from './schemas.js';
 
-export function checkoutSessionRoutes(app: App, ctx: AppContext): void {
+export function checkoutSessionRoutes(app: App, ctx: DbContext): void {
   // Its own scope: the mint's body carries nothing, so whatever a merchant's first curl sends (no body,
   // `-d '{}'` as a form, text/plain) is read as JSON here; every other route keeps its 415.
   app.register(async (scope) => {

@@ -1,5 +1,5 @@
 import { conflict } from '../../errors.js';
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { findCustomer, insertCustomer, isMemberIdTaken, type CustomerScope } from './repository.js';
 import type { CreateCustomerInput, Customer } from './schemas.js';
 

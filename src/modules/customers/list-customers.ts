@@ -1,5 +1,5 @@
 import { cursorPosition, DEFAULT_PAGE_SIZE, toPage } from '../../lib/pagination.js';
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { notFound } from '../../errors.js';
 import { findCustomer, findCustomers, type CustomerScope } from './repository.js';
 import type { CustomerList, ListCustomersInput } from './schemas.js';

@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import { type DbContext, inTransaction } from '../../storage/db-context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { requireMerchant } from '../../http/credentials.js';
-import { createOnce } from '../../http/idempotency.js';
+import { createOnce } from '../idempotency/index.js';
 import { createCustomer } from './create-customer.js';
 import { getCustomer, listCustomers } from './list-customers.js';
 import { findCustomer, type CustomerScope } from './repository.js';
@@ -30,7 +31,7 @@ function callerScope(request: FastifyRequest): CustomerScope & { userId: number 
   return { merchantId: actor.merchantId, livemode: actor.mode === 'live', userId: actor.userId };
 }
 
-export function customerRoutes(app: App, ctx: AppContext): void {
+export function customerRoutes(app: App, ctx: DbContext): void {
   app.post(
     '/customers',
     {

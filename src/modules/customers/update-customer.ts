@@ -1,5 +1,5 @@
 import { AppError, notFound } from '../../errors.js';
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { memberIdTaken } from './create-customer.js';
 import {
   findCustomer,

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import type { Sweep } from '../../jobs/queue.js';
 import { deleteExpiredKeys } from './repository.js';
 

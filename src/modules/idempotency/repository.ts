@@ -1,36 +1,9 @@
 import { sql } from 'kysely';
+import type { Claim, ClaimInput, RecoveryPoint } from '../../http/idempotency.js';
 import type { Db } from '../../storage/db.js';
 import { isLive } from '../instances/index.js';
 
 /** Every query of idempotency keys (the HTTP hooks in http/idempotency.ts decide when to run them). */
-
-export interface ClaimInput {
-  merchantId: number;
-  key: string;
-  fingerprint: string;
-  method: string;
-  path: string;
-  token: string;
-  /** The instance running the request (modules/instances). */
-  holder: string;
-  now: Date;
-  expiresAt: Date;
-  /** An in-flight claim of the same request claimed at or before this is taken over even from a live holder (stuck). */
-  staleBefore: Date;
-}
-
-/**
- * What an interrupted earlier run of the request committed: a payment submission its payment, and the
- * card token it was to show; any other creating request the object it created (its kind follows from
- * the request's path, which the key's fingerprint holds).
- */
-export type RecoveryPoint =
-  | {
-      paymentId: number;
-      /** Sealed with the vault key. */
-      sealedCardToken: string | null;
-    }
-  | { objectId: number };
 
 /**
  * One statement, atomic across instances: a new key is inserted; an expired row is overwritten; an
@@ -113,12 +86,6 @@ export async function findKey(db: Db, merchantId: number, key: string) {
 }
 
 const hasRecoveryPoint = sql<boolean>`(recovery_payment_id is not null or recovery_object_id is not null)`;
-
-export interface Claim {
-  merchantId: number;
-  key: string;
-  token: string;
-}
 
 /** Records, in the transaction that created it, the object this claim's request created: its recovery point. */
 export async function recordRecoveryPoint(db: Db, claim: Claim, objectId: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { JobsContext } from './context.js';
 import type { Sweep } from '../../jobs/queue.js';
 import { deleteCompletedJobs } from './repository.js';
 
@@ -12,7 +12,7 @@ const PURGE_BATCH = 500;
  * run, and when" (a capture, a notice), then they are only weight on the queue's table and its indexes.
  * Failed jobs are not touched: each is work the gateway owes until someone retries it.
  */
-export function purgeSweep(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>): Sweep {
+export function purgeSweep(ctx: Pick<JobsContext, 'db' | 'clock' | 'config'>): Sweep {
   const retentionMs = ctx.config.jobRetentionDays * 24 * 3600 * 1000;
   return {
     everyMs: PURGE_EVERY_MS,

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { conflict, notFound } from '../../errors.js';
 import { jobStatus, presentJob } from './present.js';
 import { findJob, resetFailedJob, type JobScope } from './repository.js';

@@ -1,5 +1,6 @@
-import type { App, AppContext } from '../../context.js';
-import { inAuditedTransaction } from '../../http/audit.js';
+import type { JobsContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
+import { inAuditedTransaction } from '../audit/index.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import type { UserRole } from '../merchants/index.js';
 import { listFailedJobs } from './list-failed-jobs.js';
@@ -14,7 +15,7 @@ const RETRYING_ROLES: readonly UserRole[] = ['owner', 'developer'];
  * retry them (RETRYING_ROLES; audited). Jobs of no merchant (processing a provider's
  * callback) are the operator's, through the CLI.
  */
-export function jobRoutes(app: App, ctx: AppContext): void {
+export function jobRoutes(app: App, ctx: JobsContext): void {
   app.get(
     '/jobs/failed',
     {

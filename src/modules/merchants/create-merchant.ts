@@ -1,4 +1,5 @@
 import { conflict, invalidFormat } from '../../errors.js';
+import { normalizeEmail } from '../../lib/email.js';
 import type { Db } from '../../storage/db.js';
 import { assertPasswordRules, hashPassword } from './passwords.js';
 import { findUserByEmail, insertMerchant, insertUser } from './repository.js';
@@ -10,10 +11,6 @@ export interface CreateMerchantInput {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /** The e-mail address a user signs in with, normalized; INVALID_FORMAT when it is not one. */
 export function checkedEmail(input: string): string {

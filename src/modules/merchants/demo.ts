@@ -1,5 +1,5 @@
 import { randomBase62 } from '../../lib/crypto.js';
-import { inTransaction, type DbContext } from '../../context.js';
+import { type DbContext, inTransaction } from '../../storage/db-context.js';
 import { rotateApiKey } from '../api-keys/index.js';
 import { createMerchant } from './create-merchant.js';
 import { countMerchants } from './repository.js';

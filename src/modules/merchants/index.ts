@@ -1,5 +1,6 @@
 /** The merchants module: merchant accounts and their users. */
-export { checkedEmail, createMerchant, normalizeEmail, validateMerchantInput } from './create-merchant.js';
+export { checkedEmail, createMerchant, validateMerchantInput } from './create-merchant.js';
+export { normalizeEmail } from '../../lib/email.js';
 export { assertPasswordRules, hashPassword, verifyPassword } from './passwords.js';
 export { setMerchantStatus, MERCHANT_STATUSES } from './set-merchant-status.js';
 export { findUserByEmail } from './repository.js';

@@ -21,7 +21,7 @@ export interface Metrics {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** What the metrics read (a structural slice of the app context: this file is imported by context.ts). */
+/** What the metrics read: a structural slice, as they are made before the context that will hold them (app.ts). */
 interface MetricsSources {
   db: Db;
   clock: Clock;

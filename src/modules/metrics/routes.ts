@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { App, AppContext } from '../../context.js';
+import type { MetricsContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 
 /**
@@ -7,7 +8,7 @@ import { AppError } from '../../errors.js';
  * the API reference). With METRICS_TOKEN it takes `Authorization: Bearer <METRICS_TOKEN>`; without
  * it, it is served only in development (production answers 404 as for any unknown path).
  */
-export function metricsRoutes(app: App, ctx: AppContext): void {
+export function metricsRoutes(app: App, ctx: MetricsContext): void {
   const token = ctx.config.metricsToken;
   if (!token && ctx.config.env === 'production') return;
   const expected = Buffer.from(`Bearer ${token ?? ''}`);

@@ -1,4 +1,5 @@
-import { inTransaction, type AppContext } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { NotificationsContext } from './context.js';
 import type { Sweep } from '../../jobs/queue.js';
 import { loadSettingsRow } from './get-settings.js';
 import { toEnvelope, storedError, eventIdOf } from './present.js';
@@ -16,7 +17,7 @@ import type { Sender, SendResult } from './sender.js';
 import { signNotification } from './signing.js';
 import { targetProblem } from './target-guard.js';
 
-export type DeliveryContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'config' | 'logger'> & { sender: Sender };
+export type DeliveryContext = NotificationsContext & { sender: Sender };
 
 /** Sends in flight per instance at most; due deliveries beyond it wait, unclaimed, for a free place. */
 export const SENDS_IN_FLIGHT = 50;

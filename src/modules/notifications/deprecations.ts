@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import { type DbContext, inTransaction } from '../../storage/db-context.js';
 import { recordEvent } from '../events/index.js';
 import { queueNotice } from './queue-notice.js';
 import { claimDailyReport, type MerchantScope } from './repository.js';
@@ -32,6 +32,16 @@ export function deprecationHeaders(feature: DeprecatedFeature): Record<string, s
   return {
     Deprecation: `@${Date.parse(deprecatedAt) / 1000}`,
     Sunset: new Date(sunsetAt).toUTCString(),
+  };
+}
+
+/** A deprecated feature as the HTTP hooks serve it: its headers, and a report of one use in a transaction of its own. */
+export function deprecationOf(ctx: DbContext, feature: DeprecatedFeature) {
+  return {
+    headers: deprecationHeaders(feature),
+    report: async (scope: MerchantScope): Promise<void> => {
+      await inTransaction(ctx, (trx) => reportDeprecatedUse(trx, { scope, feature }));
+    },
   };
 }
 

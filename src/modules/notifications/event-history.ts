@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { eventIdOf, toAttempt } from './present.js';
 import { findAttemptsOfEvents, findEventsOfObjects, type EventObjects, type MerchantScope } from './repository.js';
 

@@ -1,10 +1,10 @@
-import type { AppContext } from '../../context.js';
+import type { NotificationsContext } from './context.js';
 import { EVENT_TYPES } from './event-types.js';
 import { ensureSettingsRow, findSettingsRow, type MerchantScope } from './repository.js';
 import type { Settings } from './schemas.js';
 import { newWebhookSecret, secretPrefix } from './signing.js';
 
-export type SettingsContext = Pick<AppContext, 'db' | 'clock' | 'vault'>;
+export type SettingsContext = Pick<NotificationsContext, 'db' | 'clock' | 'vault'>;
 
 /** The settings row of a merchant and mode, created with a fresh webhook secret on first use. */
 export async function loadSettingsRow(ctx: SettingsContext, scope: MerchantScope) {

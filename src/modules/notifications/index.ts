@@ -3,7 +3,7 @@
  * checkout origins), delivery of every outbox event to the merchant, signed and retried, the delivery
  * log, deprecation and exposed-key reports, and e-mail notices to the merchant's users.
  */
-import type { AppContext } from '../../context.js';
+import type { NotificationsContext } from './context.js';
 import type { JobHandlers, Sweep } from '../../jobs/queue.js';
 import { deliverySweep } from './deliver-due.js';
 import { createMailer } from './mailer.js';
@@ -15,7 +15,13 @@ import { sendNotice, type NoticeComposers } from './send-notice.js';
 export { notificationRoutes as routes } from './routes.js';
 export { getSettings } from './get-settings.js';
 export { checkoutSettingsOf, type CheckoutSettings } from './checkout-settings.js';
-export { deprecationHeaders, reportDeprecatedUse, reportExposedKey, type DeprecatedFeature } from './deprecations.js';
+export {
+  deprecationHeaders,
+  deprecationOf,
+  reportDeprecatedUse,
+  reportExposedKey,
+  type DeprecatedFeature,
+} from './deprecations.js';
 export { queueNotice } from './queue-notice.js';
 export type { NoticeComposer, NoticeComposers } from './send-notice.js';
 export { eventHistory } from './event-history.js';
@@ -38,7 +44,7 @@ const PURGE_EVERY_MS = 10 * 60_000;
  * notice kinds whose mail is composed at send time, from other modules (app.ts wires them).
  */
 export function worker(
-  ctx: AppContext,
+  ctx: NotificationsContext,
   composers: NoticeComposers = {},
 ): { jobs: JobHandlers; sweeps: Sweep[]; close: () => Promise<void> } {
   const sender = createSender({
@@ -60,3 +66,4 @@ export function worker(
     },
   };
 }
+export type { NotificationsContext } from './context.js';

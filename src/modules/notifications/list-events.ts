@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { AppError } from '../../errors.js';
 import { cursorPosition, DEFAULT_PAGE_SIZE, toPage } from '../../lib/pagination.js';
 import { parseEventId, toAttempt, toEnvelope } from './present.js';

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { cursorPosition, DEFAULT_PAGE_SIZE, toPage } from '../../lib/pagination.js';
 import { findNotices } from './repository.js';
 import type { ListNoticesInput } from './schemas.js';

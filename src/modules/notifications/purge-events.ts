@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { deleteEventsBefore } from './repository.js';
 
 /** Events (with their delivery log) are kept this long. */

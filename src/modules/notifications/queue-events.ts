@@ -1,4 +1,4 @@
-import { inTransaction } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
 import { loadSettingsRow, type SettingsContext } from './get-settings.js';
 import { ownNotifyUrls, paymentIdOf } from './own-notify-urls.js';
 import { claimUnqueuedEvents, insertDeliveries, type NewDelivery } from './repository.js';

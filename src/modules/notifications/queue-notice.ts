@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { dedupeKey } from '../../jobs/catalog.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { insertNotice, merchantEmails } from './repository.js';

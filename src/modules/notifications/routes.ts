@@ -1,5 +1,7 @@
-import { inTransaction, type App, type AppContext } from '../../context.js';
-import { inAuditedTransaction } from '../../http/audit.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { NotificationsContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
+import { inAuditedTransaction } from '../audit/index.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { getSettings } from './get-settings.js';
 import { getEvent, listEvents } from './list-events.js';
@@ -24,7 +26,7 @@ const tags = ['Notifications'];
 const config = { auth: 'api_key' } as const;
 
 /** Settings, the event log and re-sends; the API key's mode selects which settings and events. */
-export function notificationRoutes(app: App, ctx: AppContext): void {
+export function notificationRoutes(app: App, ctx: NotificationsContext): void {
   app.get(
     '/settings',
     { schema: { summary: "The merchant's settings for this mode", tags, response: { 200: Settings } }, config },

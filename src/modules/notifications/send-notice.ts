@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import type { Mailer } from './mailer.js';
 import type { NoticeKind } from './queue-notice.js';
 import { findNotice, markNoticeSent } from './repository.js';

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { deleteSession } from './repository.js';
 
 /** Sign-out: the session is gone at once, whichever copy of the cookie is presented later. */

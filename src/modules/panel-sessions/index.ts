@@ -5,3 +5,4 @@ export { openPanelSession, startPanelSession } from './start-session.js';
 export { sessionAnswer } from './session-answer.js';
 export { PanelSessionView } from './schemas.js';
 export type { PanelSessionsTable } from './tables.js';
+export type { PanelSessionsContext } from './context.js';

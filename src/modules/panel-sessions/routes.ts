@@ -1,4 +1,6 @@
-import { inTransaction, type App, type AppContext } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { PanelSessionsContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { signInAddress } from '../../lib/client-address.js';
 import { assertSameOrigin, clearedPanelCookie } from '../../http/panel-cookie.js';
@@ -15,7 +17,7 @@ const tags = ['Control panel'];
  * the CSRF token, so a reloaded panel gets it back), sign out. The cookie is HttpOnly: the panel's
  * script never holds the session token.
  */
-export function panelSessionRoutes(app: App, ctx: AppContext): void {
+export function panelSessionRoutes(app: App, ctx: PanelSessionsContext): void {
   app.post(
     '/auth/session',
     {

@@ -1,13 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
-import type { AppContext } from '../../context.js';
+import type { PanelSessionsContext } from './context.js';
 import { cardKeyInStore } from '../../storage/secrets.js';
 import { panelCookie } from '../../http/panel-cookie.js';
 import type { StartedSession } from './start-session.js';
 import { PANEL_SESSION_MAX_SECONDS } from './tokens.js';
 
 /** The answer of a sign-in (or an accepted invitation): the session cookie set, the session described. */
-export function sessionAnswer(ctx: Pick<AppContext, 'config'>, reply: FastifyReply, started: StartedSession) {
+export function sessionAnswer(ctx: Pick<PanelSessionsContext, 'config'>, reply: FastifyReply, started: StartedSession) {
   const { token, expiresAt, ...session } = started;
   reply
     .header('Set-Cookie', panelCookie(ctx.config, token, PANEL_SESSION_MAX_SECONDS))

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { PanelSessionsContext } from './context.js';
 import type { UserRole } from '../merchants/index.js';
 import { checkCredentials, type SignedInUser } from '../auth/index.js';
 import { deleteExpiredSessions, findMerchantName, insertSession } from './repository.js';
@@ -18,7 +18,7 @@ export interface StartedSession {
  * unknown e-mail), then a new session.
  */
 export async function startPanelSession(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
+  ctx: Pick<PanelSessionsContext, 'db' | 'clock' | 'secrets'>,
   input: { email: string; password: string; address: string },
 ): Promise<StartedSession> {
   return openPanelSession(ctx, await checkCredentials(ctx, input));
@@ -29,7 +29,7 @@ export async function startPanelSession(
  * sign-in link), in the user's token generation as it was read with them.
  */
 export async function openPanelSession(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
+  ctx: Pick<PanelSessionsContext, 'db' | 'clock' | 'secrets'>,
   user: SignedInUser,
 ): Promise<StartedSession> {
   const now = ctx.clock.now();

@@ -1,5 +1,5 @@
 import { conflict, notFound } from '../../errors.js';
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { cancelOpenPaymentRequest, findPaymentRequest, type MerchantScope } from './repository.js';
 import { assertOpen } from './status.js';
 

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { checkoutSettingsOf } from '../notifications/index.js';
 import { lastPaymentOf } from './get-payment-request-status.js';
 import type { MerchantScope } from './repository.js';

@@ -1,6 +1,6 @@
 import { invalidFormat, notFound } from '../../errors.js';
 import type { Config } from '../../config.js';
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { checkReturnUrl } from '../../lib/return-url.js';
 import { minorUnit, normalizeCurrency, toMinor } from '../../lib/money.js';
 import { checkNotifyUrl } from '../notifications/index.js';

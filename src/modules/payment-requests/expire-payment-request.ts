@@ -1,4 +1,5 @@
-import { inTransaction, type AppContext } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { PaymentRequestsContext } from './context.js';
 import { dedupeKey, type JobPayloads } from '../../jobs/catalog.js';
 import { enqueueJob, type JobHandlers } from '../../jobs/queue.js';
 import type { Db } from '../../storage/db.js';
@@ -24,7 +25,7 @@ export async function scheduleExpiry(
  * expired, or a payment in progress) is final for this job: the conditional update does nothing.
  */
 export async function expirePaymentRequest(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'config'>,
+  ctx: Pick<PaymentRequestsContext, 'db' | 'clock' | 'config'>,
   input: JobPayloads['payment_request.expire'],
 ) {
   const now = ctx.clock.now();
@@ -43,7 +44,7 @@ export async function expirePaymentRequest(
   });
 }
 
-export function paymentRequestJobs(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>): JobHandlers {
+export function paymentRequestJobs(ctx: Pick<PaymentRequestsContext, 'db' | 'clock' | 'config'>): JobHandlers {
   return {
     'payment_request.expire': async (payload) => {
       await expirePaymentRequest(ctx, payload);

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { fromMinor } from '../../lib/money.js';
 import { getPaymentRequest } from './get-payment-request.js';
 import { attemptOutcome } from './last-payment.js';

@@ -10,3 +10,4 @@ export { findPaymentRequest } from './repository.js';
 export { assertOpen } from './status.js';
 export { checkoutPageUrl } from './present.js';
 export type { PaymentRequestStatus, PaymentRequestsTable } from './tables.js';
+export type { PaymentRequestsContext } from './context.js';

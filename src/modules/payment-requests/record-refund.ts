@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { lockPaidTotals, setRefunded } from './repository.js';
 
 /** A refund of one of its payments succeeded (or is under way): the request carries the refunded total. Caller owns the transaction. */

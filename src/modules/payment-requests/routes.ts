@@ -1,6 +1,7 @@
-import type { App, AppContext } from '../../context.js';
+import type { PaymentRequestsContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
 import { merchantScopeOf } from '../../http/credentials.js';
-import { createOnce } from '../../http/idempotency.js';
+import { createOnce } from '../idempotency/index.js';
 import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
 import { createPaymentRequest } from './create-payment-request.js';
@@ -24,7 +25,7 @@ import {
 
 const tags = ['Payment requests'];
 
-export function paymentRequestRoutes(app: App, ctx: AppContext): void {
+export function paymentRequestRoutes(app: App, ctx: PaymentRequestsContext): void {
   const present = (row: Parameters<typeof presentPaymentRequest>[0]) =>
     presentPaymentRequest(row, ctx.clock.now(), ctx.config.checkoutUrl);
 

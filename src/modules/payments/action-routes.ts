@@ -1,5 +1,6 @@
-import type { App, AppContext } from '../../context.js';
-import { auditEntryOf } from '../../http/audit.js';
+import type { App } from '../../http/fastify-app.js';
+import type { PaymentsContext } from './context.js';
+import { auditEntryOf } from '../audit/index.js';
 import { merchantScopeOf as scopeOf } from '../../http/credentials.js';
 import { recoveredObjectId } from '../../http/idempotency.js';
 import { fromMinor } from '../../lib/money.js';
@@ -12,7 +13,7 @@ import { Payment, PaymentIdParams, Refund, RefundBody } from './schemas.js';
 import { paymentView } from './view.js';
 
 /** What a merchant does to a payment afterwards: capture, void, refund. */
-export function actionRoutes(app: App, ctx: AppContext): void {
+export function actionRoutes(app: App, ctx: PaymentsContext): void {
   const followUp = (path: string, summary: string, action: typeof capturePayment) =>
     app.post(
       path,

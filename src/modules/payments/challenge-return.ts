@@ -1,11 +1,11 @@
-import type { AppContext } from '../../context.js';
+import type { PaymentsContext } from './context.js';
 import { notFound } from '../../errors.js';
 import { hmacHex, safeEqual } from '../../lib/crypto.js';
 import { httpUrlOf } from '../../lib/return-url.js';
 import { checkoutPageUrl } from '../payment-requests/index.js';
 import { findPaymentById } from './repository.js';
 
-type ReturnContext = Pick<AppContext, 'db' | 'config' | 'secrets'>;
+type ReturnContext = Pick<PaymentsContext, 'db' | 'config' | 'secrets'>;
 
 /** Where the payer lands after the outcome is known: the merchant's page, or the gateway's own result page. */
 export type ChallengeLanding =

@@ -9,3 +9,4 @@ export { paymentCallbackHandlers as callbackHandlers } from './on-callback.js';
 export type { PaymentEventType, RefundEvent } from './events.js';
 export { watchStatusChanges, type PaymentStatusChange } from './status-changes.js';
 export type { PaymentStatus, RefundStatus, CardsTable, ThreeDsRecord, PaymentsTable, RefundsTable } from './tables.js';
+export type { PaymentsContext } from './context.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { PaymentsContext } from './context.js';
 import type { ProcessorRegistry } from '../../processors/registry.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEvent, CallbackHandlerMap } from '../callbacks/index.js';
@@ -13,7 +13,7 @@ import type { Settlement } from './types.js';
  * events are harmless: the state machine refuses any backwards move.
  */
 export function paymentCallbackHandlers(
-  ctx: Pick<AppContext, 'clock' | 'logger' | 'processors' | 'vault'>,
+  ctx: Pick<PaymentsContext, 'clock' | 'logger' | 'processors' | 'vault'>,
 ): CallbackHandlerMap {
   const onOutcome = async (event: CallbackEvent, trx: Db) => {
     const payment = await paymentFor(trx, event);

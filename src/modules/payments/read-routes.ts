@@ -1,4 +1,5 @@
-import type { App, AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
+import type { PaymentsContext } from './context.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf as scopeOf } from '../../http/credentials.js';
 import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
@@ -9,7 +10,7 @@ import { Payment, PaymentExportQuery, PaymentIdParams, PaymentList, PaymentListQ
 import { paymentView } from './view.js';
 
 /** Reading payments: one, the filtered list, and the same list as CSV. */
-export function readRoutes(app: App, ctx: AppContext): void {
+export function readRoutes(app: App, ctx: PaymentsContext): void {
   app.get(
     '/payments/:paymentId',
     {

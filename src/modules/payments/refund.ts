@@ -1,5 +1,5 @@
 import { conflict, invalidFormat, notFound } from '../../errors.js';
-import { inTransaction } from '../../context.js';
+import { inTransaction } from '../../storage/db-context.js';
 import { toMinor } from '../../lib/money.js';
 import { ProcessorCallError } from '../../processors/types.js';
 import { recordAudit, type AuditEntry } from '../audit/index.js';

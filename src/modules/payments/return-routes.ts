@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { App, AppContext } from '../../context.js';
+import type { PaymentsContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
 import { escapeHtml } from '../../lib/html.js';
 import { returnFromChallenge, type ChallengeLanding } from './challenge-return.js';
 import { PaymentIdParams } from './schemas.js';
@@ -7,7 +8,7 @@ import { PaymentIdParams } from './schemas.js';
 const ReturnQuery = Type.Object({ signature: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
 
 /** The payer's browser, back from the 3-D Secure challenge page (challenge-return.ts). */
-export function challengeReturnRoutes(app: App, ctx: AppContext): void {
+export function challengeReturnRoutes(app: App, ctx: PaymentsContext): void {
   app.get(
     '/payments/:paymentId/return',
     {

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { notePendingTransaction, transition, type PaymentRow } from './repository.js';
 import type { Settlement } from './types.js';
 

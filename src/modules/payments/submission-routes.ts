@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../context.js';
+import type { App } from '../../http/fastify-app.js';
+import type { PaymentsContext } from './context.js';
 import { requireMerchant } from '../../http/credentials.js';
 import { validateBodyAs } from '../../http/validation.js';
 import { CARD_PROCESSORS, type CardProcessorName } from '../../processors/registry.js';
@@ -28,7 +29,7 @@ import { paymentView } from './view.js';
  * named processor, and by wallet. The hosted checkout's session token may make them too, for the
  * payment request it is bound to (`:id`).
  */
-export function submissionRoutes(app: App, ctx: AppContext): void {
+export function submissionRoutes(app: App, ctx: PaymentsContext): void {
   app.post(
     '/payments/h2h/:id',
     {

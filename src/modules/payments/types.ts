@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { PaymentsContext } from './context.js';
 import type { TypedCard } from '../cards/index.js';
 import type { KeyMode } from '../api-keys/index.js';
 import type { ThreeDsRecord } from './tables.js';
@@ -6,7 +6,7 @@ import type { CardRow, PaymentRow } from './repository.js';
 import type { PaymentOptions, SubmittedPayer } from './schemas.js';
 
 /** What the payment actions use of the context; `db` may be the caller's transaction. */
-export type PaymentContext = Pick<AppContext, 'db' | 'clock' | 'vault' | 'processors' | 'config' | 'secrets'>;
+export type PaymentContext = Pick<PaymentsContext, 'db' | 'clock' | 'vault' | 'processors' | 'config' | 'secrets'>;
 
 export type CardSource = ({ kind: 'card' } & TypedCard) | { kind: 'token'; token: string };
 

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { invalidFormat } from '../../errors.js';
 import { decimalString } from '../../lib/money.js';
 import type { MerchantScope } from '../../lib/scope.js';

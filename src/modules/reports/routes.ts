@@ -1,9 +1,10 @@
-import type { App, AppContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
+import type { App } from '../../http/fastify-app.js';
 import { merchantScopeOf } from '../../http/credentials.js';
 import { getDashboard } from './get-dashboard.js';
 import { Dashboard, DashboardQuery } from './schemas.js';
 
-export function reportRoutes(app: App, ctx: AppContext): void {
+export function reportRoutes(app: App, ctx: DbContext): void {
   app.get(
     '/reports/dashboard',
     {

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.js';
-import type { App, AppContext } from '../../context.js';
+import type { SystemContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
 import { requireMerchant } from '../../http/credentials.js';
 
-export function systemRoutes(app: App, ctx: AppContext): void {
+export function systemRoutes(app: App, ctx: SystemContext): void {
   app.get(
     '/healthz',
     {

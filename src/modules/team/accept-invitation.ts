@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { AppError } from '../../errors.js';
 import { assertPasswordRules, findUserByEmail, hashPassword } from '../merchants/index.js';
 import { hashInvitationToken, isWellFormedInvitationToken } from './invitation-token.js';

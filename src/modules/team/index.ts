@@ -5,3 +5,4 @@
 export { teamRoutes as routes } from './routes.js';
 export { invitationMail } from './invitation-mail.js';
 export type { TeamInvitationsTable } from './tables.js';
+export type { TeamContext } from './context.js';

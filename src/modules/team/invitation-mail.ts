@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { TeamContext } from './context.js';
 import type { UserRole } from '../merchants/index.js';
 import type { NoticeComposer } from '../notifications/index.js';
 import { composeLinkMail } from '../../lib/link-token.js';
@@ -34,7 +34,7 @@ export const acceptLink = (publicUrl: string, token: string) =>
  * token derived again from the invitation's nonce under the gateway's secret. No mail (null) for an
  * invitation accepted, revoked or expired meanwhile, or when the secret changed (the link would not work).
  */
-export function invitationMail(ctx: Pick<AppContext, 'db' | 'clock' | 'secrets' | 'config'>): NoticeComposer {
+export function invitationMail(ctx: Pick<TeamContext, 'db' | 'clock' | 'secrets' | 'config'>): NoticeComposer {
   return async (notice) => {
     const invitation = await findInvitationByNotice(ctx.db, notice.id);
     if (!invitation || invitation.accepted_at || invitation.revoked_at) return null;

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { TeamContext } from './context.js';
 import type { UserRole } from '../merchants/index.js';
 import { checkedEmail, findUserByEmail } from '../merchants/index.js';
 import { queueNotice } from '../notifications/index.js';
@@ -14,7 +14,7 @@ import { insertInvitation, revokeOpenInvitations, setInvitationNotice } from './
  * replaces an open one. The caller owns the transaction.
  */
 export async function inviteTeammate(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets'>,
+  ctx: Pick<TeamContext, 'db' | 'clock' | 'secrets'>,
   input: {
     merchantId: number;
     merchantName: string;

@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { findMembers, findOpenInvitations } from './repository.js';
 
 /** The merchant's team: its users (e-mail, role, since when) and the invitations still open. */

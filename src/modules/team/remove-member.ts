@@ -1,4 +1,4 @@
-import type { DbContext } from '../../context.js';
+import type { DbContext } from '../../storage/db-context.js';
 import { notFound } from '../../errors.js';
 import { revokeKeysOfUser } from '../api-keys/index.js';
 import { keepAnOwner } from './refusals.js';

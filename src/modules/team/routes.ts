@@ -1,5 +1,7 @@
-import { inTransaction, type App, type AppContext } from '../../context.js';
-import { inAuditedTransaction } from '../../http/audit.js';
+import { inTransaction } from '../../storage/db-context.js';
+import type { TeamContext } from './context.js';
+import type { App } from '../../http/fastify-app.js';
+import { inAuditedTransaction } from '../audit/index.js';
 import { panelSessionOf } from '../../http/credentials.js';
 import { assertSameOrigin } from '../../http/panel-cookie.js';
 import type { RoutePolicy } from '../../http/route-policy.js';
@@ -35,17 +37,17 @@ const invitationPath = (invitationId: number) => `/team/invitations/${invitation
  * A change that revoked keys is answered only once no instance's key cache can still accept them, as a
  * rotation is (after the commit: the wait's barrier must follow the revocation).
  */
-async function answeredWhenKeysRefused<T extends { apiKeysRevoked: number }>(ctx: AppContext, changed: T): Promise<T> {
+async function answeredWhenKeysRefused<T extends { apiKeysRevoked: number }>(ctx: TeamContext, changed: T): Promise<T> {
   if (changed.apiKeysRevoked > 0) await awaitKeyCacheAcknowledgements(ctx);
   return changed;
 }
 
 /**
  * The merchant's team (docs/decisions.md "Team"): every role reads it; owners invite, revoke, change
- * roles and remove (OWNERS_ONLY; audited by http/audit.ts). Accepting an invitation is
- * public: its link's token is the credential.
+ * roles and remove (OWNERS_ONLY; audited through the audit module's inAuditedTransaction).
+ * Accepting an invitation is public: its link's token is the credential.
  */
-export function teamRoutes(app: App, ctx: AppContext): void {
+export function teamRoutes(app: App, ctx: TeamContext): void {
   app.get(
     '/team',
     {

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { inTransaction, type DbContext } from '../context.js';
-import { recordAudit, type AuditAction, type AuditEntry } from '../modules/audit/index.js';
+import { type DbContext, inTransaction } from '../../storage/db-context.js';
+import type { AuditAction } from './actions.js';
+import { recordAudit } from './record-audit.js';
+import type { AuditEntry } from './repository.js';
 
 /**
  * The audit entry of the sensitive action this request makes: who (API key, bearer token or panel
