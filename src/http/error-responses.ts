@@ -59,25 +59,6 @@ const WHY: Record<number, string> = {
   503: 'Overloaded or shutting down (SERVICE_UNAVAILABLE, Retry-After); /readyz also when storage is unreachable',
 };
 
-/**
- * Answers that come from what a route does rather than from its shape: the sign-in refuses
- * credentials; the signed provider callbacks refuse signatures (the form test callback takes a
- * form body, so it can be 415 too); an invitation's link can be gone or its e-mail taken meanwhile, and so can
- * a password-reset or sign-in link; the last owner is never removed.
- */
-const ROUTE_SPECIFIC: Record<string, number[]> = {
-  'POST /auth/login': [401],
-  'POST /auth/session': [401],
-  'POST /auth/session/link': [410],
-  'POST /auth/password-reset/confirm': [410],
-  'POST /callbacks/svc': [401],
-  'POST /callbacks/svc-gateway': [401],
-  'POST /callbacks/svcwh': [401],
-  'POST /callbacks/3ds': [401],
-  'POST /team/invitations/accept': [409, 410],
-  'DELETE /team/members/:userId': [409],
-};
-
 export interface RouteSchema {
   body?: unknown;
   params?: unknown;
@@ -89,7 +70,7 @@ interface RouteShape {
   method: string;
   url: string;
   schema?: RouteSchema;
-  config?: Pick<RoutePolicy, 'auth' | 'paymentSubmission' | 'errorShape'>;
+  config?: Pick<RoutePolicy, 'auth' | 'paymentSubmission' | 'errorShape' | 'answers'>;
 }
 
 /** Every error status the route can answer, sorted. */
@@ -109,7 +90,7 @@ export function errorStatuses(route: RouteShape): number[] {
   if (['POST', 'PUT', 'PATCH'].includes(route.method) && auth !== 'none') statuses.add(409);
   if (route.method === 'POST' && auth !== 'none') statuses.add(422);
   if (config.paymentSubmission) [402, 502].forEach((s) => statuses.add(s));
-  for (const status of ROUTE_SPECIFIC[`${route.method} ${route.url}`] ?? []) statuses.add(status);
+  for (const status of route.config?.answers ?? []) statuses.add(status);
   for (const code of Object.keys((schema.response as object | undefined) ?? {}))
     if (Number(code) >= 400) statuses.add(Number(code));
   return [...statuses].sort();

@@ -20,6 +20,8 @@ export type ErrorShape = 'problem' | 'error-guide';
  *   Tokens get 403 anywhere else.
  * - errorShape: the body of its error answers (default 'error-guide'). Credential errors and the rate
  *   limiter answer the error-guide shape everywhere.
+ * - answers: error statuses the route answers beyond those its schema, credential and policy imply
+ *   (a wrong password's 401, a spent link's 410): the OpenAPI document and the contract check list them.
  */
 export interface RoutePolicy<Role extends string = string> {
   auth?: 'none' | 'api_key' | 'user' | 'session';
@@ -28,6 +30,7 @@ export interface RoutePolicy<Role extends string = string> {
   roles?: readonly Role[];
   checkoutToken?: { boundParam: string };
   errorShape?: ErrorShape;
+  answers?: readonly number[];
 }
 
 declare module 'fastify' {

@@ -62,7 +62,7 @@ export function authRoutes(app: App, ctx: AuthContext): void {
         body: LoginBody,
         response: { 200: LoginResponse },
       },
-      config: { auth: 'none', signIn: true },
+      config: { auth: 'none', signIn: true, answers: [401] },
     },
     async (request) => login(ctx, { ...request.body, address: signInAddress(request.ip) }),
   );
@@ -96,7 +96,7 @@ export function authRoutes(app: App, ctx: AuthContext): void {
         body: PasswordResetConfirm,
         response: { 200: PasswordReset },
       },
-      config: { auth: 'none', signIn: true },
+      config: { auth: 'none', signIn: true, answers: [410] },
     },
     async (request) => {
       assertSameOrigin(request, ctx.config);

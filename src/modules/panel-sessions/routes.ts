@@ -27,7 +27,7 @@ export function panelSessionRoutes(app: App, ctx: PanelSessionsContext): void {
         body: SignInBody,
         response: { 200: PanelSessionView },
       },
-      config: { auth: 'none', signIn: true },
+      config: { auth: 'none', signIn: true, answers: [401] },
     },
     async (request, reply) => {
       // No sign-in from another site's page (login CSRF would sign the victim into the attacker's account).
@@ -51,7 +51,7 @@ export function panelSessionRoutes(app: App, ctx: PanelSessionsContext): void {
         body: SignInLinkBody,
         response: { 200: PanelSessionView },
       },
-      config: { auth: 'none', signIn: true },
+      config: { auth: 'none', signIn: true, answers: [410] },
     },
     async (request, reply) => {
       assertSameOrigin(request, ctx.config);

@@ -139,7 +139,7 @@ export function teamRoutes(app: App, ctx: TeamContext): void {
         params: MemberParams,
         response: { 200: MemberRemoved },
       },
-      config: OWNERS_ONLY,
+      config: { ...OWNERS_ONLY, answers: [409] },
     },
     async (request) => {
       const { merchantId } = panelSessionOf(request);
@@ -159,7 +159,7 @@ export function teamRoutes(app: App, ctx: TeamContext): void {
         body: AcceptBody,
         response: { 200: PanelSessionView },
       },
-      config: { auth: 'none', signIn: true },
+      config: { auth: 'none', signIn: true, answers: [409, 410] },
     },
     async (request, reply) => {
       // Like the sign-in: no acceptance from another site's page (it would sign the browser in).
