@@ -4,9 +4,8 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
  * Random bytes are drawn from a pool filled 4 KB at a time: one call into the CSPRNG per ~100 request ids
- * instead of one per id (it showed at 3 % of an authenticated ping's CPU), and per ~300 card IVs instead
- * of one per IV (a call after the thread was idle takes ~18 µs here, against ~2 µs in a busy loop). Each
- * byte is used once.
+ * and per ~300 card IVs instead of one per id or IV, because a call into the CSPRNG costs far more than
+ * reading the pool, most of all after the thread was idle. Each byte is used once.
  */
 const POOL_SIZE = 4096;
 let pool = Buffer.alloc(0);

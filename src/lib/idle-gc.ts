@@ -1,9 +1,8 @@
 /**
- * A full garbage collection once the process has gone quiet after work. Under load V8 grows its heap to
- * ~110–145 MB, mostly garbage by the time the load ends, and gives it back only after tens of seconds
- * idle (once, not within a minute): an idle gateway after a burst held twice the memory of one just
- * started (docs/performance.md, "Idle memory"). A collection then costs nothing anyone waits for; under
- * load it never runs. Needs `--expose-gc` (scripts/gateway.sh, which `npm start` runs); without it this
+ * A full garbage collection once the process has gone quiet after work. Under load V8 grows its heap,
+ * mostly with garbage by the time the load ends, and gives it back only long after the process goes idle:
+ * an idle gateway after a burst held far more memory than one just started (docs/performance.md, "Idle
+ * memory"). A collection then costs nothing anyone waits for; under load it never runs. Needs `--expose-gc` (scripts/gateway.sh, which `npm start` runs); without it this
  * does nothing.
  */
 export interface IdleGcOptions {
@@ -15,8 +14,8 @@ export interface IdleGcOptions {
   quietSamples: number;
 }
 
-// An idle gateway's own beat (job loop, heartbeat, key-cache probes) takes 5–9 % of a core; a loaded one
-// 60 % and more.
+// An idle gateway's own beat (job loop, heartbeat, key-cache probes) stays well under this share of a
+// core; a loaded one is far above it.
 export const IDLE_GC: IdleGcOptions = { everyMs: 1000, idleShare: 0.25, quietSamples: 2 };
 
 /**

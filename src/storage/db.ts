@@ -51,8 +51,8 @@ export const pgTypes = {
 /**
  * The gateway's sessions run without JIT compilation: PostgreSQL compiles a statement whose estimated cost
  * passes `jit_above_cost`, and the estimate of a statement that reads a few rows can pass it when the
- * tables' statistics say many rows might match. The delivery claim did so in half the bench's runs: ~23 ms
- * a claim, all of it compiling, against ~1 ms, and a merchant's notifications seconds late at peak
+ * tables' statistics say many rows might match. The delivery claim did so whenever many deliveries were
+ * pending, its compiling costing far more than its work and a merchant's notifications late at peak
  * (docs/performance.md, "JIT compiling the delivery claim"). Nothing the gateway runs reads enough rows for
  * compiled expressions to pay. Sent as a startup option, ahead of the URL's own `options` (which win); a
  * PgBouncer that ignores `options` leaves the server's setting (docs/scaling.md).

@@ -69,8 +69,8 @@ const SETTINGS: Record<string, string> = {
   synchronous_commit: 'on',
   autovacuum: 'on',
   // A cache for a development or small store: the operating system's page cache holds the rest. At
-  // PostgreSQL's 128 MB the server's idle memory grew with the data up to that (docs/performance.md,
-  // "Idle memory"); 32 MB cost no CPU per payment in the bench.
+  // PostgreSQL's 128 MB the server's idle memory grew with the data up to that; the smaller cache costs
+  // no CPU per payment (docs/performance.md, "Idle memory").
   shared_buffers: '32MB',
 };
 
