@@ -62,11 +62,8 @@ export class OneMoreAfter<T> {
     const run = new Promise<T>((resolve) => (adopt = resolve));
     this.underWay.add(run);
     this.last = run;
-    try {
-      adopt(task());
-    } catch (error) {
-      adopt(Promise.reject(error as Error));
-    }
+    // A task that throws before its first await fails its run, as one that rejects does.
+    adopt(new Promise<T>((resolve) => resolve(task())));
     const ended = () => {
       this.underWay.delete(run);
       const next = this.next;

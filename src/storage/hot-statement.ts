@@ -23,11 +23,11 @@ export interface HotStatement<R> {
 /** What a body is given to read its calls' values. */
 export interface Calls {
   /** `calls.name`: the call's value `name`, of SQL type `type` (the same wherever it is read). */
-  value(name: string, type: string): RawBuilder<unknown>;
+  value: (name: string, type: string) => RawBuilder<unknown>;
   /** `calls as (…)`: the first CTE of a statement written as SQL text. */
   readonly cte: RawBuilder<unknown>;
   /** `with calls as (…)` on `db`: the start of a statement written with the query builder. */
-  with(db: Db): QueryCreator<Database>;
+  with: (db: Db) => QueryCreator<Database>;
 }
 
 export interface HotStatementSpec<R> {
