@@ -1,6 +1,7 @@
 import { sql, type Expression, type QueryCreator } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../lib/clock.js';
+import { OneMoreAfter } from '../lib/one-more-after.js';
 import type { Db } from '../storage/db.js';
 import type { Database } from '../storage/schema.js';
 import { fromClause, isExpression, type FromCte } from '../storage/statements.js';
@@ -93,7 +94,8 @@ export class JobRunner {
   private readonly sweeps: { sweep: Sweep; dueAt: number }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private running: Promise<number> | undefined;
+  /** One pass at a time per process; concurrent callers share it. */
+  private readonly passes = new OneMoreAfter<number>({ onError: () => {} }); // joined only: no pass follows another
 
   constructor(
     private readonly db: Db,
@@ -131,8 +133,7 @@ export class JobRunner {
   }
 
   private once(limit: number, due: (entry: { dueAt: number }) => boolean): Promise<number> {
-    // One pass at a time per process; concurrent callers share it.
-    this.running ??= (async () => {
+    return this.passes.join(async () => {
       let done = await this.pass(limit);
       for (const entry of this.sweeps) {
         if (!due(entry)) continue;
@@ -141,8 +142,7 @@ export class JobRunner {
         done += found;
       }
       return done;
-    })().finally(() => (this.running = undefined));
-    return this.running;
+    });
   }
 
   private async pass(limit: number): Promise<number> {
@@ -231,7 +231,7 @@ export class JobRunner {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.running;
+    await this.passes.close();
     await this.settled(true);
   }
 }

@@ -1,4 +1,5 @@
 import { cached } from '../lib/cached.js';
+import { OneMoreAfter } from '../lib/one-more-after.js';
 
 /**
  * Group commit for a hot statement (docs/performance.md, "Group commit"): calls of one statement shape
@@ -49,7 +50,6 @@ interface Waiting<I, R> {
 export function groupCommit<I, R>(options: GroupCommitOptions<I, R>): GroupCommit<I, R> {
   const { stats } = options;
   const queue: Array<Waiting<I, R>> = [];
-  let sending = 0;
 
   const send = async (group: Array<Waiting<I, R>>) => {
     if (group.length === 1) {
@@ -71,21 +71,23 @@ export function groupCommit<I, R>(options: GroupCommitOptions<I, R>): GroupCommi
     }
   };
 
-  const pump = () => {
-    while (sending < options.inFlight && queue.length > 0) {
-      sending++;
-      void send(queue.splice(0, options.maxGroup)).finally(() => {
-        sending--;
-        pump();
-      });
-    }
+  // Calls that arrive while `inFlight` statements are on their way go in the one sent after one of them.
+  const sends = new OneMoreAfter<void>({
+    limit: options.inFlight,
+    // send answers every call of its group itself, and never fails.
+    onError: () => {},
+  });
+  const sendQueued = async () => {
+    const group = queue.splice(0, options.maxGroup);
+    if (queue.length > 0) void sends.run(sendQueued);
+    if (group.length > 0) await send(group);
   };
 
   return {
     run: (item) =>
       new Promise<R | undefined>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        pump();
+        void sends.run(sendQueued);
       }),
   };
 }

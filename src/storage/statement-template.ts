@@ -2,8 +2,8 @@ import { createQueryId, type CompiledQuery } from 'kysely';
 
 /**
  * A statement built and compiled once, then reused with other values (docs/performance.md, "Statements
- * compiled once"). Building the settle statement of a payment (five CTEs) with kysely took ~0.1 ms of the
- * gateway's CPU on every call, the largest cost of ours per payment. The builder runs once with a
+ * compiled once"). Building the settle statement of a payment (five CTEs) with kysely on every call was
+ * the largest cost of ours per payment. The builder runs once with a
  * placeholder for each value (`value(name)`); each later `fill` only puts its own values in the compiled
  * parameters, in the places the placeholders took. Anything that changes the text (which columns are
  * set, which CTEs exist) must be fixed for one template: keep one template per shape.

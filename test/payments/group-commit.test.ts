@@ -3,13 +3,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dedupeKey } from '../../src/jobs/catalog.js';
 import { checkCard, vaultFields } from '../../src/modules/cards/index.js';
 import { randomUUID } from 'node:crypto';
-import {
-  findPayment,
-  insertAttempt,
-  transition,
-  type NewAttempt,
-  type PaymentRow,
-} from '../../src/modules/payments/repository.js';
+import { findPayment, insertAttempt, type NewAttempt, type PaymentRow } from '../../src/modules/payments/repository.js';
+import { movePayment } from '../../src/modules/payments/move-payment.js';
 import { enableGroupCommit, groupStats } from '../../src/storage/group-commit.js';
 import type { PaymentStatus } from '../../src/modules/payments/index.js';
 import type { PaymentPatch } from '../../src/modules/state-machine.js';
@@ -78,7 +73,7 @@ const authorize = (p: PaymentRow): [PaymentStatus, PaymentPatch] => [
 ];
 
 type Move = [PaymentRow, [PaymentStatus, PaymentPatch]];
-const move = ([payment, [to, patch]]: Move) => transition(gw.db, gw.clock.now(), payment, to, patch);
+const move = ([payment, [to, patch]]: Move) => movePayment(gw.db, gw.clock.now(), payment, to, patch);
 /** Starts every move in the same turn, as concurrent requests would: the first of a shape goes alone, the rest together. */
 const moveAll = (moves: Move[]) => Promise.all(moves.map(move));
 
@@ -363,7 +358,7 @@ it('reads the payments and requests of a group by primary key, on tables of 20,0
   const requests = await Promise.all(Array.from({ length: 12 }, () => createRequest(gw, m)));
   const begun = await Promise.all(requests.map((id) => insertAttempt(recording, attempt(id))));
   const settled = await Promise.all(
-    begun.map((payment) => transition(recording, gw.clock.now(), payment!, ...succeed(payment!))),
+    begun.map((payment) => movePayment(recording, gw.clock.now(), payment!, ...succeed(payment!))),
   );
   expect(settled.map((payment) => payment?.status)).toEqual(requests.map(() => 'succeeded'));
   const groupedStatements = sent.filter((query) => query.sql.includes('unnest('));

@@ -1,6 +1,7 @@
 import { inTransaction } from '../../storage/db-context.js';
 import type { NotificationsContext } from './context.js';
 import type { Sweep } from '../../jobs/queue.js';
+import { OneMoreAfter } from '../../lib/one-more-after.js';
 import { loadSettingsRow } from './get-settings.js';
 import { toEnvelope, storedError, eventIdOf } from './present.js';
 import {
@@ -45,15 +46,17 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
   const places = endpointPlaces();
   /** Each delivery under way: its send, then the record of its attempt. */
   const underWay = new Set<Promise<void>>();
-  let claiming: Promise<number> | undefined;
-  /** A claim was asked for while one was under way: one more follows it. */
-  let again = false;
+  const claimFailed = (error: unknown) => ctx.logger.error({ err: error }, 'delivery claim failed');
+  /**
+   * One claim at a time, the loop's and the sweep's own alike; a claim asked for during one follows it.
+   * Closed from the loop's stop until its next pass: the sweep claims nothing of its own meanwhile.
+   */
+  const claims = new OneMoreAfter<number>({ onError: claimFailed });
   /** Endpoints whose free places the last claim that read them filled: more may be due there. */
   const backlogged = new Set<string>();
   /** The last claim took every free place of the instance: more may be due anywhere. */
   let allTaken = false;
-  /** Off from the loop's stop until its next pass: the sweep claims nothing of its own meanwhile. */
-  let open = true;
+  const claimMore = () => void claims.run(claim).catch(claimFailed);
 
   // The place is free as soon as the send ends; the attempt is recorded beside the next claim. Until it
   // is, the delivery stays locked, so no claim takes it again nor a later event of its payment.
@@ -62,7 +65,7 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
     const freePlace = (answered: boolean) => {
       const more = backlogged.has(delivery.endpoint);
       places.released(delivery.endpoint, answered, more);
-      if (open && (allTaken || more)) claimMore();
+      if (!claims.closed && (allTaken || more)) claimMore();
     };
     // A failure here (the store, not the receiver) leaves the claim to expire and the delivery to be retried.
     const work: Promise<void> = sendOne(ctx, delivery)
@@ -99,34 +102,13 @@ export function deliverySweep(ctx: DeliveryContext): Sweep {
     return claimed.length;
   };
 
-  /** One claim at a time, the loop's and the sweep's own alike; a claim asked for during one follows it. */
-  const claimOnce = (): Promise<number> => {
-    if (claiming) {
-      again = true;
-      return claiming;
-    }
-    claiming = claim().finally(() => {
-      claiming = undefined;
-      const follow = again;
-      again = false;
-      if (follow && open) claimMore();
-    });
-    return claiming;
-  };
-
-  const claimMore = () =>
-    void claimOnce().catch((error: unknown) => ctx.logger.error({ err: error }, 'delivery claim failed'));
-
   return {
     everyMs: 0,
-    run: () => {
-      open = true;
-      return claimOnce();
-    },
+    run: () => claims.run(claim),
     settled: async (stopping) => {
-      if (stopping) open = false;
+      if (stopping) await claims.close();
       // A claim that failed was reported to whoever asked for it.
-      while (underWay.size > 0 || claiming) await Promise.all([...underWay, claiming?.catch(() => 0)]);
+      while (underWay.size > 0 || claims.busy) await Promise.all([...underWay, claims.idle()]);
     },
   };
 }

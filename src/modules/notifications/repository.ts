@@ -188,7 +188,7 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: D
  * The read per endpoint has one LIMIT for all endpoints (the most free places any has), and the cut to
  * each endpoint's free places comes after: with a limit
  * computed per endpoint PostgreSQL cannot know the read's size, guesses a tenth of the endpoint's rows, and
- * a big enough guess makes it JIT-compile the statement (~20 ms instead of ~1). The rows read beyond an
+ * a big enough guess makes it JIT-compile the statement, which costs far more than the read. The rows read beyond an
  * endpoint's free places stay as they were; their lock ends with the statement.
  */
 export function claimDueDeliveries(db: Db, now: Date, lockSeconds: number, limit: number, places: FreePlaces) {

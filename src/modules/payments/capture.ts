@@ -1,6 +1,7 @@
 import { AppError, conflict, notFound } from '../../errors.js';
 import { ProcessorCallError } from '../../processors/types.js';
-import { findPayment, transition, type PaymentRow, type Scope } from './repository.js';
+import { movePayment } from './move-payment.js';
+import { findPayment, type PaymentRow, type Scope } from './repository.js';
 import type { PaymentContext } from './types.js';
 
 type FollowUp = { scope: Scope; paymentId: number };
@@ -70,7 +71,7 @@ async function finish(
   payment: PaymentRow,
   to: 'succeeded' | 'canceled',
 ): Promise<PaymentRow | undefined> {
-  return transition(ctx.db, ctx.clock.now(), payment, to, {
+  return movePayment(ctx.db, ctx.clock.now(), payment, to, {
     ...(to === 'succeeded' ? { amount_captured: payment.amount } : {}),
     capture_at: null,
   });

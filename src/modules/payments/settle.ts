@@ -1,5 +1,6 @@
 import type { DbContext } from '../../storage/db-context.js';
-import { notePendingTransaction, transition, type PaymentRow } from './repository.js';
+import { movePayment } from './move-payment.js';
+import { notePendingTransaction, type PaymentRow } from './repository.js';
 import type { Settlement } from './types.js';
 
 /**
@@ -22,18 +23,18 @@ export async function settlePayment(
       return notePendingTransaction(db, payment.id, processorPaymentId, now);
     case 'approved':
       return payment.capture_delay_hours > 0 && !settlement.captured
-        ? transition(db, now, payment, 'authorized', {
+        ? movePayment(db, now, payment, 'authorized', {
             ...threeDs,
             processor_payment_id: processorPaymentId,
             capture_at: new Date(now.getTime() + payment.capture_delay_hours * 3600_000),
           })
-        : transition(db, now, payment, 'succeeded', {
+        : movePayment(db, now, payment, 'succeeded', {
             ...threeDs,
             processor_payment_id: processorPaymentId,
             amount_captured: payment.amount,
           });
     case 'declined':
-      return transition(db, now, payment, 'failed', {
+      return movePayment(db, now, payment, 'failed', {
         ...threeDs,
         processor_payment_id: processorPaymentId,
         decline_code: settlement.declineCode,
@@ -41,7 +42,7 @@ export async function settlePayment(
         failure_code: 'card_declined',
       });
     case 'failed':
-      return transition(db, now, payment, 'failed', {
+      return movePayment(db, now, payment, 'failed', {
         processor_payment_id: processorPaymentId,
         ...threeDs,
         failure_code: settlement.failureCode,
@@ -49,7 +50,7 @@ export async function settlePayment(
         failure_details: settlement.details ?? null,
       });
     case 'challenge':
-      return transition(db, now, payment, 'requires_action', {
+      return movePayment(db, now, payment, 'requires_action', {
         processor_payment_id: settlement.processorPaymentId,
         challenge_url: settlement.challengeUrl,
         upi_intent_url: settlement.upiIntentUrl ?? null,
