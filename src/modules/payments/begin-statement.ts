@@ -3,6 +3,7 @@ import { cached } from '../../lib/cached.js';
 import type { Db } from '../../storage/db.js';
 import { hotStatement, type Grouped, type HotStatement } from '../../storage/hot-statement.js';
 import { requestSourcesFor } from '../state-machine.js';
+import type { PaymentOptions, SubmittedPayer } from './schemas.js';
 import type { CardRow, PaymentRow } from './rows.js';
 
 /**
@@ -37,8 +38,8 @@ export interface NewAttempt {
   method: string;
   /** Null: the payment request's. */
   captureDelayHours: number | null;
-  payer: Record<string, unknown>;
-  options: Record<string, unknown>;
+  payer: SubmittedPayer;
+  options: PaymentOptions;
   now: Date;
   /**
    * The idempotency claim the submission runs under: the same statement records this payment on it
