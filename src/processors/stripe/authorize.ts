@@ -22,6 +22,7 @@ export interface StripeCalls {
 export async function authorize({ stripe, journal }: StripeCalls, input: AuthorizeInput): Promise<AuthorizeOutcome> {
   if (!input.card) return { kind: 'error', retryable: false, message: 'the Stripe connector takes cards only' };
   const { reference, card } = input;
+  await journal.write(reference, {});
 
   let paymentMethodId: string;
   try {
