@@ -6,6 +6,7 @@ import {
   createStripeConnector,
   GATEWAY_DECLINE_REASONS,
   gatewayDecline,
+  memoryJournal,
   parseStripeCallback,
   STRIPE_DECLINE_CODES,
   type StripeConnector,
@@ -162,7 +163,7 @@ describe('Stripe connector: authorization', () => {
     expect(charged(input.reference)).toMatchObject({ authorised: 0, captured: 0 });
   });
 
-  it('asks Stripe for 3-D Secure when the gateway forces it', async () => {
+  it('keeps the document when the gateway forces 3-D Secure (the simulator does not play it)', async () => {
     const input = payment('4242424242424242', { threeDS: { force: true, returnUrl: RETURN_URL } });
     expect(await stripe.authorize(input)).toMatchObject({ kind: 'approved' });
   });
@@ -297,6 +298,21 @@ describe('Stripe connector: failures', () => {
 
   it('cannot look up a reference it never sent, and says so rather than "never seen"', async () => {
     await expect(stripe.queryStatus(`pay_${randomUUID()}`)).rejects.toBeInstanceOf(ProcessorCallError);
+  });
+
+  it('keeps in its journal what it first learnt of an attempt, and only the newest attempts', async () => {
+    const journal = memoryJournal(2);
+    await journal.note('pay_1', { paymentIntentId: 'pi_first' });
+    await journal.note('pay_1', { paymentIntentId: 'pi_second', intentParams: { amount: 100, currency: 'eur' } });
+    expect(await journal.read('pay_1')).toEqual({
+      paymentIntentId: 'pi_first',
+      intentParams: { amount: 100, currency: 'eur' },
+    });
+    await journal.note('pay_2', {});
+    await journal.note('pay_1', {});
+    await journal.note('pay_3', {});
+    expect(await journal.read('pay_2')).toBeUndefined();
+    expect(await journal.read('pay_1')).toBeDefined();
   });
 
   it('refuses an API base with a path, which the SDK could not honour', () => {

@@ -2,7 +2,7 @@ import type Stripe from 'stripe';
 import type { AuthorizeInput, AuthorizeOutcome } from '../types.js';
 import { abandon } from './abandon.js';
 import { gatewayDecline } from './decline-codes.js';
-import { classify, describe, type Failure } from './failures.js';
+import { classify, failureMessage, type Failure } from './failures.js';
 import { outcomeOfIntent } from './intent-outcome.js';
 import type { AttemptJournal } from './journal.js';
 import { keys } from './keys.js';
@@ -22,7 +22,7 @@ export interface StripeCalls {
 export async function authorize({ stripe, journal }: StripeCalls, input: AuthorizeInput): Promise<AuthorizeOutcome> {
   if (!input.card) return { kind: 'error', retryable: false, message: 'the Stripe connector takes cards only' };
   const { reference, card } = input;
-  await journal.write(reference, {});
+  await journal.note(reference, {});
 
   let paymentMethodId: string;
   try {
@@ -53,14 +53,14 @@ export async function authorize({ stripe, journal }: StripeCalls, input: Authori
     description: reference,
     metadata: { payment_id: reference },
   };
-  await journal.write(reference, { intentParams });
+  await journal.note(reference, { intentParams });
   let intentId: string;
   try {
     intentId = (await stripe.paymentIntents.create(intentParams, { idempotencyKey: keys.paymentIntent(reference) })).id;
   } catch (error) {
     return beforeConfirmation(classify(error));
   }
-  await journal.write(reference, { intentParams, paymentIntentId: intentId });
+  await journal.note(reference, { paymentIntentId: intentId });
 
   try {
     const confirmed = await stripe.paymentIntents.confirm(
@@ -77,7 +77,10 @@ export async function authorize({ stripe, journal }: StripeCalls, input: Authori
   }
 }
 
-/** Nothing is confirmed yet, so nothing can be charged: any failure short of a refusal is safe to retry elsewhere. */
+/**
+ * This call confirmed nothing yet, so it charged nothing: any failure short of a refusal is safe to
+ * retry elsewhere, unless another call for the same payment is still running.
+ */
 function beforeConfirmation(failure: Failure): AuthorizeOutcome {
   switch (failure.kind) {
     case 'card':
@@ -87,9 +90,11 @@ function beforeConfirmation(failure: Failure): AuthorizeOutcome {
         ...gatewayDecline(failure.error.decline_code ?? failure.error.code),
       };
     case 'rejected':
-      return { kind: 'error', retryable: false, message: describe(failure) };
+      return { kind: 'error', retryable: false, message: failureMessage(failure) };
+    case 'busy':
+      return { kind: 'timeout' };
     default:
-      return { kind: 'error', retryable: true, message: describe(failure) };
+      return { kind: 'error', retryable: true, message: failureMessage(failure) };
   }
 }
 
@@ -104,8 +109,9 @@ async function afterConfirmation(stripe: Stripe, intentId: string, failure: Fail
       };
     }
     case 'rejected':
-      return { kind: 'error', retryable: false, message: describe(failure) };
+      return { kind: 'error', retryable: false, message: failureMessage(failure) };
     case 'unknown':
+    case 'busy':
       return { kind: 'timeout' };
     case 'refused':
     case 'server':
@@ -120,15 +126,15 @@ async function settleUnconfirmed(stripe: Stripe, intentId: string, failure: Fail
     intent = await stripe.paymentIntents.retrieve(intentId);
   } catch {
     return failure.kind === 'refused'
-      ? { kind: 'error', retryable: true, message: describe(failure) }
+      ? { kind: 'error', retryable: true, message: failureMessage(failure) }
       : { kind: 'timeout' };
   }
   if (intent.status !== 'requires_confirmation') return outcomeOfIntent(intent);
   const left = await abandon(stripe, intentId);
-  if (left === 'abandoned') return { kind: 'error', retryable: true, message: describe(failure) };
+  if (left === 'abandoned') return { kind: 'error', retryable: true, message: failureMessage(failure) };
   if (left) return outcomeOfIntent(left);
   // Not cancelled: a confirmation Stripe refused (429, never sent) cannot come back; a 5xx's might.
   return failure.kind === 'refused'
-    ? { kind: 'error', retryable: true, message: describe(failure) }
+    ? { kind: 'error', retryable: true, message: failureMessage(failure) }
     : { kind: 'timeout' };
 }

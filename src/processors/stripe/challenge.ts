@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { AuthorizeOutcome } from '../types.js';
-import { classify, describe } from './failures.js';
+import { classify, failureMessage } from './failures.js';
 import { outcomeOfIntent } from './intent-outcome.js';
 
 /**
@@ -28,7 +28,7 @@ export async function completeChallenge(
     const failure = classify(error);
     // A read that went unanswered leaves the outcome unknown: reconciliation settles it.
     return failure.kind === 'rejected'
-      ? { kind: 'error', retryable: false, message: describe(failure) }
+      ? { kind: 'error', retryable: false, message: failureMessage(failure) }
       : { kind: 'timeout' };
   }
 }

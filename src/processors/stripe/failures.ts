@@ -9,6 +9,8 @@ import Stripe from 'stripe';
  * - `server`: a 5xx. Stripe documents the result of a 500 as indeterminate, so it is checked
  *   before anything is called safe.
  * - `unknown`: the request went out and no answer came (time-out, connection dropped).
+ * - `busy`: the same call with its key is still running at Stripe (the same payment authorized
+ *   twice at once): its outcome is not known yet, whatever stage this call was at.
  * - `rejected`: any other answer (4xx): Stripe refused the request as made; retrying it elsewhere
  *   would not help.
  */
@@ -17,6 +19,7 @@ export type Failure =
   | { kind: 'refused'; message: string }
   | { kind: 'server'; message: string }
   | { kind: 'unknown'; message: string }
+  | { kind: 'busy'; message: string }
   | { kind: 'rejected'; message: string; status?: number; code?: string };
 
 /** Connection errors that mean the request was never sent. */
@@ -37,6 +40,7 @@ export function classify(error: unknown): Failure {
   if (status === 429 || error instanceof Stripe.errors.StripeRateLimitError) {
     return { kind: 'refused', message: `rate limited: ${error.message}` };
   }
+  if (error.code === 'idempotency_key_in_use') return { kind: 'busy', message: error.message };
   if (status !== undefined && status >= 500) return { kind: 'server', message: `${status}: ${error.message}` };
   return { kind: 'rejected', message: error.message, status, code: error.code };
 }
@@ -46,5 +50,5 @@ function connectionCode(detail: unknown): string {
   return '';
 }
 
-export const describe = (failure: Failure): string =>
+export const failureMessage = (failure: Failure): string =>
   failure.kind === 'card' ? failure.error.message : `stripe ${failure.kind}: ${failure.message}`;

@@ -1,11 +1,11 @@
 import type Stripe from 'stripe';
 
 /**
- * What the connector sent for one authorization, so that `queryStatus` can find the PaymentIntent
- * by the gateway's reference: the SDK's documents up to the pinned simulator's have no lookup by
- * metadata, but replaying the PaymentIntent create with the same idempotency key and the same
- * parameters returns the same PaymentIntent. Card data is never kept: the create names the
- * PaymentMethod by id.
+ * What the connector sent for one authorization, so that `queryStatus` can answer by the gateway's
+ * reference: the API document the simulator keeps has no lookup by metadata (Stripe's search is
+ * newer, and eventually consistent), so the PaymentIntent id is kept once the create is answered,
+ * and the create itself so that it can be replayed with its idempotency key when it was not.
+ * Card data is never kept: the create names the PaymentMethod by id.
  */
 export interface AuthorizeAttempt {
   /** The create as sent (absent until the PaymentMethod exists: before that nothing can charge). */
@@ -20,7 +20,11 @@ export interface AuthorizeAttempt {
  */
 export interface AttemptJournal {
   read(reference: string): Promise<AuthorizeAttempt | undefined>;
-  write(reference: string, attempt: AuthorizeAttempt): Promise<void>;
+  /**
+   * Adds what is not known yet; what is already known is kept, as Stripe keeps the first request
+   * made under a key (a second call for the same payment must not make the journal forget).
+   */
+  note(reference: string, facts: AuthorizeAttempt): Promise<void>;
 }
 
 /** Keeps the newest `limit` attempts (reconciliation comes within minutes of the attempt). */
@@ -28,9 +32,10 @@ export function memoryJournal(limit = 10_000): AttemptJournal {
   const attempts = new Map<string, AuthorizeAttempt>();
   return {
     read: async (reference) => attempts.get(reference),
-    write: async (reference, attempt) => {
+    note: async (reference, facts) => {
+      const known = attempts.get(reference);
       attempts.delete(reference);
-      attempts.set(reference, attempt);
+      attempts.set(reference, { ...facts, ...known });
       if (attempts.size > limit) attempts.delete(attempts.keys().next().value as string);
     },
   };

@@ -6,12 +6,12 @@ import { statusOfIntent } from './intent-outcome.js';
 import { keys } from './keys.js';
 
 /**
- * The payment of the gateway's reference, as Stripe now has it. The PaymentIntent is found by its
- * id when the create was answered, else by replaying the create with its idempotency key, which
- * returns the first answer's PaymentIntent (or makes an unconfirmed one when the first never
- * arrived: harmless, and abandoned below). A PaymentIntent never confirmed is cancelled first, so a
- * confirmation still on its way cannot charge after the gateway was told nothing happened: then,
- * and only then, the answer is null.
+ * The payment of the gateway's reference, as Stripe now has it. When the create was answered the
+ * PaymentIntent is read by its id. When it was not, the confirmation was never sent (it needs the
+ * id), so nothing can have been charged; the create is replayed with its idempotency key to find
+ * the PaymentIntent all the same (the first answer's, or a new unconfirmed one when the first never
+ * arrived) and cancel it. A PaymentIntent never confirmed is cancelled before the answer is null,
+ * so a confirmation still on its way cannot charge after the gateway was told nothing happened.
  */
 export async function queryStatus({ stripe, journal }: StripeCalls, reference: string): Promise<StatusResult | null> {
   const attempt = await journal.read(reference);
@@ -28,7 +28,7 @@ export async function queryStatus({ stripe, journal }: StripeCalls, reference: s
         idempotencyKey: keys.paymentIntent(reference),
       });
       intentId = intent.id;
-      await journal.write(reference, { ...attempt, paymentIntentId: intentId });
+      await journal.note(reference, { paymentIntentId: intentId });
     }
     const intent = await stripe.paymentIntents.retrieve(intentId);
     return await statusOf(stripe, intent);
