@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { AuthorizeInput, AuthorizeOutcome } from '../types.js';
-import { abandon } from './abandon.js';
+import { abandon, wasAbandoned } from './abandon.js';
 import { gatewayDecline } from './decline-codes.js';
 import { classify, failureMessage, type Failure } from './failures.js';
 import { outcomeOfIntent } from './intent-outcome.js';
@@ -121,20 +121,17 @@ async function afterConfirmation(stripe: Stripe, intentId: string, failure: Fail
 }
 
 async function settleUnconfirmed(stripe: Stripe, intentId: string, failure: Failure): Promise<AuthorizeOutcome> {
-  let intent: Stripe.PaymentIntent;
+  const retryable: AuthorizeOutcome = { kind: 'error', retryable: true, message: failureMessage(failure) };
+  // A confirmation Stripe refused (429, never sent) cannot come back; a 5xx's might.
+  const unsettled: AuthorizeOutcome = failure.kind === 'refused' ? retryable : { kind: 'timeout' };
+  let intent: Stripe.PaymentIntent | 'abandoned' | undefined;
   try {
     intent = await stripe.paymentIntents.retrieve(intentId);
   } catch {
-    return failure.kind === 'refused'
-      ? { kind: 'error', retryable: true, message: failureMessage(failure) }
-      : { kind: 'timeout' };
+    return unsettled;
   }
-  if (intent.status !== 'requires_confirmation') return outcomeOfIntent(intent);
-  const left = await abandon(stripe, intentId);
-  if (left === 'abandoned') return { kind: 'error', retryable: true, message: failureMessage(failure) };
-  if (left) return outcomeOfIntent(left);
-  // Not cancelled: a confirmation Stripe refused (429, never sent) cannot come back; a 5xx's might.
-  return failure.kind === 'refused'
-    ? { kind: 'error', retryable: true, message: failureMessage(failure) }
-    : { kind: 'timeout' };
+  if (intent.status === 'requires_confirmation') intent = await abandon(stripe, intentId);
+  if (intent === undefined) return unsettled;
+  if (intent === 'abandoned' || wasAbandoned(intent)) return retryable;
+  return outcomeOfIntent(intent);
 }
