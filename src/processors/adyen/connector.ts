@@ -1,0 +1,216 @@
+import { type AuthorizeInput, type AuthorizeOutcome, ProcessorCallError, type StatusResult } from '../types.js';
+import { type CallFailure, failureOf, IDEMPOTENCY_KEY_IN_USE, NOT_PROCESSED_STATUSES } from './call-failures.js';
+import { LapsingMap } from './memory.js';
+import { outcomeOf, type PaymentAnswer, statusOf } from './outcomes.js';
+import { type PaymentRequest, paymentRequestFor } from './payment-request.js';
+import { checkoutApiFor } from './sdk-client.js';
+import type { AdyenConnectorOptions, AdyenProcessor, AdyenReceipt } from './types.js';
+import { eventOfCallback } from './webhook.js';
+
+/** What this instance saw of a payment: what Processor's capture/void/refund do not carry. */
+interface Seen {
+  reference: string;
+  currency: string;
+  capture: boolean;
+}
+
+/**
+ * The Adyen connector over the official SDK (`@adyen/api-library`, Checkout API v72). Every call
+ * carries the gateway's reference as its Idempotency-Key and as Adyen's `reference`, so a call sent
+ * again never charges, captures or refunds twice.
+ *
+ * Adyen's Checkout API cannot find a payment by our reference. An authorization that got no answer
+ * is therefore kept (its request, card fields included, in memory only, for `inDoubtTtlMs`) and
+ * queryStatus sends it again under the same key: Adyen replays the answer it gave, or, if the first
+ * never arrived, makes the payment now, once. Without the kept request (another instance, a restart,
+ * lapsed) queryStatus cannot tell and throws; the AUTHORISATION notification settles the payment.
+ */
+export function createadyenConnector(options: AdyenConnectorOptions): AdyenProcessor {
+  const checkout = checkoutApiFor(options);
+  const { merchantAccount } = options.credentials;
+  const ttlMs = options.inDoubtTtlMs ?? 60 * 60 * 1000;
+  const inDoubt = new LapsingMap<PaymentRequest>(ttlMs);
+  const seen = new LapsingMap<Seen>(24 * 60 * 60 * 1000);
+
+  const remember = (answer: PaymentAnswer, facts: Seen) => {
+    seen.set(facts.reference, facts);
+    if (answer.pspReference) seen.set(answer.pspReference, facts);
+  };
+
+  const sendPayment = async (request: PaymentRequest): Promise<PaymentAnswer> => {
+    const answer = await checkout.PaymentsApi.payments(request, { idempotencyKey: request.reference });
+    remember(answer, {
+      reference: request.reference,
+      currency: request.amount.currency,
+      capture: request.captureDelayHours === 0,
+    });
+    return answer;
+  };
+
+  const modification = async (
+    what: string,
+    call: () => Promise<{ pspReference: string; status: unknown }>,
+  ): Promise<AdyenReceipt> => {
+    try {
+      const answer = await call();
+      return { pspReference: answer.pspReference, status: 'received' };
+    } catch (error) {
+      const failure = failureOf(error);
+      throw new ProcessorCallError(
+        `Adyen ${what} failed: ${failure.message}`,
+        failure.kind === 'answered' ? failure.status : undefined,
+      );
+    }
+  };
+
+  /** Processor's capture/void/refund name no currency: this instance must have seen the payment. */
+  const seenPayment = (processorPaymentId: string, what: string): Seen => {
+    const facts = seen.get(processorPaymentId);
+    if (!facts) {
+      throw new ProcessorCallError(
+        `Adyen ${what} needs the payment's currency, unknown here for ${processorPaymentId}: use the connector's ${what}Payment`,
+      );
+    }
+    return facts;
+  };
+
+  const connector: AdyenProcessor = {
+    name: 'adyen',
+
+    async authorize(input: AuthorizeInput): Promise<AuthorizeOutcome> {
+      if (!input.card) return { kind: 'error', retryable: false, message: 'Adyen takes card payments only' };
+      const request = paymentRequestFor(input, merchantAccount);
+      try {
+        const answer = await sendPayment(request);
+        inDoubt.delete(input.reference);
+        return outcomeOf(answer, input.reference, input.capture);
+      } catch (error) {
+        const outcome = authorizationFailure(failureOf(error));
+        if (outcome.kind === 'timeout') inDoubt.set(input.reference, request);
+        return outcome;
+      }
+    },
+
+    async completeChallenge(processorPaymentId, returnParams) {
+      const redirectResult = returnParams.redirectResult;
+      if (!redirectResult) return { kind: 'error', retryable: false, message: 'the return carries no redirectResult' };
+      const facts = seen.get(processorPaymentId);
+      try {
+        const answer = await checkout.PaymentsApi.paymentsDetails(
+          { details: { redirectResult } },
+          { idempotencyKey: `${facts?.reference ?? processorPaymentId}-details` },
+        );
+        const reference = answer.merchantReference ?? facts?.reference ?? processorPaymentId;
+        const capture = facts?.capture ?? false;
+        remember(answer, { reference, currency: answer.amount?.currency ?? facts?.currency ?? '', capture });
+        return outcomeOf(answer, reference, capture);
+      } catch (error) {
+        // Sent again with the same redirectResult, the call is replayed under the same key.
+        return authorizationFailure(failureOf(error));
+      }
+    },
+
+    capturePayment: ({ processorPaymentId, reference, amount }) =>
+      modification('capture', () =>
+        checkout.ModificationsApi.captureAuthorisedPayment(
+          processorPaymentId,
+          { merchantAccount, amount, reference },
+          { idempotencyKey: reference },
+        ),
+      ),
+
+    cancelPayment: ({ processorPaymentId, reference }) =>
+      modification('cancel', () =>
+        checkout.ModificationsApi.cancelAuthorisedPaymentByPspReference(
+          processorPaymentId,
+          { merchantAccount, reference },
+          { idempotencyKey: reference },
+        ),
+      ),
+
+    refundPayment: ({ processorPaymentId, reference, amount }) =>
+      modification('refund', () =>
+        checkout.ModificationsApi.refundCapturedPayment(
+          processorPaymentId,
+          { merchantAccount, amount, reference },
+          { idempotencyKey: reference },
+        ),
+      ),
+
+    async capture(processorPaymentId, amount) {
+      const facts = seenPayment(processorPaymentId, 'capture');
+      await connector.capturePayment({
+        processorPaymentId,
+        reference: `${facts.reference}-capture-${amount}`,
+        amount: { value: amount, currency: facts.currency },
+      });
+    },
+
+    async void(processorPaymentId) {
+      const facts = seenPayment(processorPaymentId, 'cancel');
+      await connector.cancelPayment({ processorPaymentId, reference: `${facts.reference}-cancel` });
+    },
+
+    async refund(processorPaymentId, amount, reference) {
+      const facts = seenPayment(processorPaymentId, 'refund');
+      const receipt = await connector.refundPayment({
+        processorPaymentId,
+        reference,
+        amount: { value: amount, currency: facts.currency },
+      });
+      // Adyen refunds asynchronously: the REFUND notification settles it.
+      return { refundId: receipt.pspReference, status: 'pending' };
+    },
+
+    async queryStatus(reference): Promise<StatusResult | null> {
+      const request = inDoubt.get(reference);
+      if (!request) {
+        throw new ProcessorCallError(
+          `Adyen cannot look ${reference} up by reference, and this instance holds no unanswered request for it: its AUTHORISATION notification settles it`,
+        );
+      }
+      let answer: PaymentAnswer;
+      try {
+        answer = await sendPayment(request);
+      } catch (error) {
+        const failure = failureOf(error);
+        throw new ProcessorCallError(
+          `Adyen status of ${reference} still unknown: ${failure.message}`,
+          failure.kind === 'answered' ? failure.status : undefined,
+        );
+      }
+      const status = statusOf(answer, reference, request.captureDelayHours === 0);
+      if (!status)
+        throw new ProcessorCallError(`Adyen answered ${answer.resultCode ?? 'no resultCode'} for ${reference}`);
+      inDoubt.delete(reference);
+      return status;
+    },
+
+    parseCallback: eventOfCallback,
+
+    async close() {
+      inDoubt.clear();
+      seen.clear();
+    },
+  };
+  return connector;
+}
+
+/**
+ * A failed authorization call. Safe to try elsewhere only when Adyen cannot have acted: the request
+ * never left, or Adyen answered that it did not process it. A key in use (704) means our own first
+ * request may still be under way; every other lack of an answer is unknown and is reconciled.
+ */
+function authorizationFailure(failure: CallFailure): AuthorizeOutcome {
+  switch (failure.kind) {
+    case 'not-sent':
+      return { kind: 'error', retryable: true, message: `Adyen unreachable: ${failure.message}` };
+    case 'no-answer':
+      return { kind: 'timeout' };
+    case 'answered':
+      if (NOT_PROCESSED_STATUSES.has(failure.status))
+        return { kind: 'error', retryable: true, message: failure.message };
+      if (failure.errorCode === IDEMPOTENCY_KEY_IN_USE || failure.status >= 500) return { kind: 'timeout' };
+      return { kind: 'error', retryable: false, message: failure.message };
+  }
+}

@@ -1,0 +1,68 @@
+import type { Types } from '@adyen/api-library';
+import type { AuthorizeOutcome, StatusResult } from '../types.js';
+import { declineOf } from './refusals.js';
+
+/** The members of a `/payments` or `/payments/details` answer the connector reads. */
+export type PaymentAnswer = Pick<
+  Types.checkout.PaymentResponse,
+  'pspReference' | 'merchantReference' | 'refusalReason' | 'refusalReasonCode' | 'amount'
+> & {
+  resultCode?: string;
+  action?: { type?: string; url?: string } | null;
+};
+
+/**
+ * An authorization's answer in the gateway's words. `processorPaymentId` is Adyen's pspReference; a
+ * redirect answer may come without one, and then the gateway's reference stands for it until
+ * `/payments/details` gives it.
+ */
+export function outcomeOf(answer: PaymentAnswer, reference: string, captured: boolean): AuthorizeOutcome {
+  const id = answer.pspReference ?? answer.merchantReference ?? reference;
+  switch (answer.resultCode) {
+    case 'Authorised':
+      return { kind: 'approved', processorPaymentId: id, captured };
+    case 'Refused':
+    case 'Error':
+    case 'Cancelled':
+      return {
+        kind: 'declined',
+        processorPaymentId: answer.pspReference ?? null,
+        ...declineOf(answer.refusalReasonCode, answer.refusalReason),
+      };
+    case 'Pending':
+    case 'Received':
+      return { kind: 'pending', processorPaymentId: id };
+    case 'RedirectShopper':
+      if (answer.action?.type === 'redirect' && answer.action.url) {
+        return { kind: 'challenge', processorPaymentId: id, challengeUrl: answer.action.url };
+      }
+      break;
+    default:
+      break;
+  }
+  // IdentifyShopper/ChallengeShopper (native 3-D Secure 2) and the rest need a flow the gateway
+  // does not run: nothing moved money, and the payer cannot go on.
+  return { kind: 'error', retryable: false, message: `Adyen answered ${answer.resultCode ?? 'no resultCode'}` };
+}
+
+/** The same answer as the status of a payment found again by reference. */
+export function statusOf(answer: PaymentAnswer, reference: string, captured: boolean): StatusResult | undefined {
+  const outcome = outcomeOf(answer, reference, captured);
+  switch (outcome.kind) {
+    case 'approved':
+      return { processorPaymentId: outcome.processorPaymentId, status: captured ? 'captured' : 'approved' };
+    case 'declined':
+      return {
+        processorPaymentId: outcome.processorPaymentId ?? reference,
+        status: 'declined',
+        declineCode: outcome.declineCode,
+        declineReason: outcome.declineReason,
+      };
+    case 'pending':
+      return { processorPaymentId: outcome.processorPaymentId, status: 'pending' };
+    case 'challenge':
+      return { processorPaymentId: outcome.processorPaymentId, status: 'challenge' };
+    default:
+      return undefined;
+  }
+}
