@@ -52,7 +52,7 @@ beforeAll(async () => {
     webhookUrl: receiver.url,
   });
   adyen = connect();
-  impatient = connect({ timeoutMs: 400 });
+  impatient = connect({ timeoutMs: 1500 });
 });
 
 afterAll(async () => {
@@ -165,6 +165,22 @@ describe('Adyen connector: authorizations', () => {
     });
     expect(completed).toMatchObject(result);
     expect(ledgerOf(reference)).toMatchObject({ payments: 1, captured: charged });
+  });
+
+  it("refuses a forged return without blocking the payer's real one", async () => {
+    const reference = newReference();
+    const outcome = await adyen.authorize(authorization(reference, { number: '5454545454545454' }));
+    if (outcome.kind !== 'challenge') throw new Error(`no challenge: ${outcome.kind}`);
+    const forged = await adyen.completeChallenge(outcome.processorPaymentId, { redirectResult: 'forged' });
+    expect(forged).toMatchObject({ kind: 'error', retryable: false });
+    expect(await adyen.completeChallenge(outcome.processorPaymentId, {})).toMatchObject({ kind: 'error' });
+    const back = await payerAnswers(outcome.challengeUrl, 'approve');
+    const redirectResult = back.searchParams.get('redirectResult') ?? undefined;
+    const completed = await adyen.completeChallenge(outcome.processorPaymentId, { redirectResult });
+    expect(completed).toMatchObject({ kind: 'approved' });
+    // The same return again (a reload) is replayed under the same key: still one payment.
+    expect(await adyen.completeChallenge(outcome.processorPaymentId, { redirectResult })).toEqual(completed);
+    expect(ledgerOf(reference)).toMatchObject({ payments: 1, captured: 1000 });
   });
 
   it('reaches a live connection through apiBase (the live URL the SDK builds is rerouted too)', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type AuthorizeInput, type AuthorizeOutcome, ProcessorCallError, type StatusResult } from '../types.js';
 import { type CallFailure, failureOf, IDEMPOTENCY_KEY_IN_USE, NOT_PROCESSED_STATUSES } from './call-failures.js';
 import { LapsingMap } from './memory.js';
@@ -98,7 +99,7 @@ export function createadyenConnector(options: AdyenConnectorOptions): AdyenProce
       try {
         const answer = await checkout.PaymentsApi.paymentsDetails(
           { details: { redirectResult } },
-          { idempotencyKey: `${facts?.reference ?? processorPaymentId}-details` },
+          { idempotencyKey: detailsKey(facts?.reference ?? processorPaymentId, redirectResult) },
         );
         const reference = answer.merchantReference ?? facts?.reference ?? processorPaymentId;
         const capture = facts?.capture ?? false;
@@ -195,6 +196,13 @@ export function createadyenConnector(options: AdyenConnectorOptions): AdyenProce
   };
   return connector;
 }
+
+/**
+ * The details call's key names the return it completes: the same return sent again is replayed,
+ * while a forged or stale redirectResult refused first does not block the payer's real one.
+ */
+const detailsKey = (reference: string, redirectResult: string) =>
+  `${reference}-details-${createHash('sha256').update(redirectResult).digest('base64url').slice(0, 16)}`;
 
 /**
  * A failed authorization call. Safe to try elsewhere only when Adyen cannot have acted: the request

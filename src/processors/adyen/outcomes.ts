@@ -8,7 +8,7 @@ export type PaymentAnswer = Pick<
   'pspReference' | 'merchantReference' | 'refusalReason' | 'refusalReasonCode' | 'amount'
 > & {
   resultCode?: string;
-  action?: { type?: string; url?: string } | null;
+  action?: { type?: string; url?: string; method?: string } | null;
 };
 
 /**
@@ -33,7 +33,8 @@ export function outcomeOf(answer: PaymentAnswer, reference: string, captured: bo
     case 'Received':
       return { kind: 'pending', processorPaymentId: id };
     case 'RedirectShopper':
-      if (answer.action?.type === 'redirect' && answer.action.url) {
+      // A POST redirect needs a form with the action's data: a challenge URL alone cannot carry it.
+      if (answer.action?.type === 'redirect' && answer.action.url && answer.action.method !== 'POST') {
         return { kind: 'challenge', processorPaymentId: id, challengeUrl: answer.action.url };
       }
       break;
