@@ -337,6 +337,13 @@ describe('Adyen connector: failures and reconciliation', () => {
     expect(ledgerOf(reference)).toMatchObject({ payments: 1, authorised: 0 });
   });
 
+  it('answers a reference Adyen already holds with other details (704) as unknown, never as a new payment', async () => {
+    const reference = newReference();
+    expect(await adyen.authorize(authorization(reference))).toMatchObject({ kind: 'approved' });
+    expect(await adyen.authorize(authorization(reference, { amount: 1200 }))).toEqual({ kind: 'timeout' });
+    expect(ledgerOf(reference)).toMatchObject({ payments: 1, authorised: 1000 });
+  });
+
   it('cannot look up a reference it holds no unanswered request for, and says so', async () => {
     await expect(adyen.queryStatus(newReference())).rejects.toBeInstanceOf(ProcessorCallError);
   });

@@ -1,4 +1,5 @@
 import adyen from '@adyen/api-library';
+import type { AuthorizeOutcome } from '../types.js';
 
 const { HttpClientException } = adyen;
 
@@ -36,7 +37,26 @@ const isMessage = (value: unknown): value is { message: string } =>
  * request"), 503 and 429 (throttled). A 502 or 504 comes from a hop in between that may have passed
  * the request on, so it stays unknown.
  */
-export const NOT_PROCESSED_STATUSES = new Set([429, 500, 503]);
+const NOT_PROCESSED_STATUSES = new Set([429, 500, 503]);
 
 /** Adyen's error code for an idempotency key already used by another request or still in flight. */
-export const IDEMPOTENCY_KEY_IN_USE = '704';
+const IDEMPOTENCY_KEY_IN_USE = '704';
+
+/**
+ * A failed authorization call. Safe to try elsewhere only when Adyen cannot have acted: the request
+ * never left, or Adyen answered that it did not process it. A key in use (704) means our own first
+ * request may still be under way; every other lack of an answer is unknown and is reconciled.
+ */
+export function authorizationFailure(failure: CallFailure): AuthorizeOutcome {
+  switch (failure.kind) {
+    case 'not-sent':
+      return { kind: 'error', retryable: true, message: `Adyen unreachable: ${failure.message}` };
+    case 'no-answer':
+      return { kind: 'timeout' };
+    case 'answered':
+      if (NOT_PROCESSED_STATUSES.has(failure.status))
+        return { kind: 'error', retryable: true, message: failure.message };
+      if (failure.errorCode === IDEMPOTENCY_KEY_IN_USE || failure.status >= 500) return { kind: 'timeout' };
+      return { kind: 'error', retryable: false, message: failure.message };
+  }
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type AuthorizeInput, type AuthorizeOutcome, ProcessorCallError, type StatusResult } from '../types.js';
-import { type CallFailure, failureOf, IDEMPOTENCY_KEY_IN_USE, NOT_PROCESSED_STATUSES } from './call-failures.js';
+import { authorizationFailure, failureOf } from './call-failures.js';
 import { LapsingMap } from './memory.js';
 import { outcomeOf, type PaymentAnswer, statusOf } from './outcomes.js';
 import { type PaymentRequest, paymentRequestFor } from './payment-request.js';
@@ -203,22 +203,3 @@ export function createadyenConnector(options: AdyenConnectorOptions): AdyenProce
  */
 const detailsKey = (reference: string, redirectResult: string) =>
   `${reference}-details-${createHash('sha256').update(redirectResult).digest('base64url').slice(0, 16)}`;
-
-/**
- * A failed authorization call. Safe to try elsewhere only when Adyen cannot have acted: the request
- * never left, or Adyen answered that it did not process it. A key in use (704) means our own first
- * request may still be under way; every other lack of an answer is unknown and is reconciled.
- */
-function authorizationFailure(failure: CallFailure): AuthorizeOutcome {
-  switch (failure.kind) {
-    case 'not-sent':
-      return { kind: 'error', retryable: true, message: `Adyen unreachable: ${failure.message}` };
-    case 'no-answer':
-      return { kind: 'timeout' };
-    case 'answered':
-      if (NOT_PROCESSED_STATUSES.has(failure.status))
-        return { kind: 'error', retryable: true, message: failure.message };
-      if (failure.errorCode === IDEMPOTENCY_KEY_IN_USE || failure.status >= 500) return { kind: 'timeout' };
-      return { kind: 'error', retryable: false, message: failure.message };
-  }
-}
