@@ -13,8 +13,8 @@ import {
   ADYEN_WEBHOOK_ANSWER,
   type AdyenConnectorOptions,
   type AdyenProcessor,
-  createadyenConnector,
-  verifyadyenWebhook,
+  createAdyenConnector,
+  verifyAdyenWebhook,
 } from '../../src/processors/adyen/index.js';
 import { type AuthorizeInput, ProcessorCallError } from '../../src/processors/types.js';
 import { startReceiver } from '../simulators/receiver.js';
@@ -35,7 +35,7 @@ let adyen: AdyenProcessor;
 let impatient: AdyenProcessor;
 
 const connect = (over: Partial<AdyenConnectorOptions> = {}) =>
-  createadyenConnector({
+  createAdyenConnector({
     credentials: { apiKey: sim.apiKey, merchantAccount: MERCHANT },
     apiBase: sim.url,
     timeoutMs: 10_000,
@@ -96,7 +96,7 @@ async function eventsFor(reference: string) {
   await sim.webhooksSettled();
   return receiver.received
     .filter((r) => r.body.includes(`"merchantReference":"${reference}"`))
-    .flatMap((r) => verifyadyenWebhook(r.body, r.headers, sim.hmacKey));
+    .flatMap((r) => verifyAdyenWebhook(r.body, r.headers, sim.hmacKey));
 }
 
 /** The payer on the simulator's 3-D Secure page: approve or deny, then back to the return URL. */
@@ -365,19 +365,19 @@ describe('Adyen connector: notifications', () => {
     await sim.webhooksSettled();
     const delivery = receiver.received.find((r) => r.body.includes(reference));
     if (!delivery) throw new Error('no notification');
-    expect(verifyadyenWebhook(delivery.body, delivery.headers, sim.hmacKey)).toHaveLength(1);
+    expect(verifyAdyenWebhook(delivery.body, delivery.headers, sim.hmacKey)).toHaveLength(1);
     const tampered = delivery.body.replace('"value":1000', '"value":1');
-    expect(() => verifyadyenWebhook(tampered, delivery.headers, sim.hmacKey)).toThrow(AppError);
+    expect(() => verifyAdyenWebhook(tampered, delivery.headers, sim.hmacKey)).toThrow(AppError);
     const wrongKey = 'AB'.repeat(32);
-    expect(() => verifyadyenWebhook(delivery.body, delivery.headers, wrongKey)).toThrow(
+    expect(() => verifyAdyenWebhook(delivery.body, delivery.headers, wrongKey)).toThrow(
       expect.objectContaining({ error: 'INVALID_WEBHOOK_SIGNATURE' }),
     );
     const unsigned = JSON.parse(delivery.body) as {
       notificationItems: [{ NotificationRequestItem: { additionalData?: unknown } }];
     };
     delete unsigned.notificationItems[0].NotificationRequestItem.additionalData;
-    expect(() => verifyadyenWebhook(JSON.stringify(unsigned), delivery.headers, sim.hmacKey)).toThrow(AppError);
-    expect(() => verifyadyenWebhook('not json', delivery.headers, sim.hmacKey)).toThrow(AppError);
+    expect(() => verifyAdyenWebhook(JSON.stringify(unsigned), delivery.headers, sim.hmacKey)).toThrow(AppError);
+    expect(() => verifyAdyenWebhook('not json', delivery.headers, sim.hmacKey)).toThrow(AppError);
   });
 
   it('names a duplicate delivery with the same eventId, so the receiver takes it once', async () => {

@@ -26,7 +26,7 @@ interface Seen {
  * never arrived, makes the payment now, once. Without the kept request (another instance, a restart,
  * lapsed) queryStatus cannot tell and throws; the AUTHORISATION notification settles the payment.
  */
-export function createadyenConnector(options: AdyenConnectorOptions): AdyenProcessor {
+export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProcessor {
   const checkout = checkoutApiFor(options);
   const { merchantAccount } = options.credentials;
   const ttlMs = options.inDoubtTtlMs ?? 60 * 60 * 1000;

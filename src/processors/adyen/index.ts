@@ -1,5 +1,5 @@
-export { createadyenConnector } from './connector.js';
-export { ADYEN_WEBHOOK_ANSWER, verifyadyenWebhook } from './webhook.js';
+export { createAdyenConnector } from './connector.js';
+export { ADYEN_WEBHOOK_ANSWER, verifyAdyenWebhook } from './webhook.js';
 export { DECLINE_REASONS, DEFAULT_DECLINE_CODE, type DeclineCode } from './refusals.js';
 export type {
   AdyenConnectorOptions,

@@ -17,7 +17,7 @@ export const ADYEN_WEBHOOK_ANSWER = '[accepted]';
  * request: the headers carry no signature, and Basic authentication, if the merchant set one, is the
  * receiver's check). One bad item refuses the whole delivery with INVALID_WEBHOOK_SIGNATURE.
  */
-export function verifyadyenWebhook(
+export function verifyAdyenWebhook(
   rawBody: string | Buffer,
   _headers: Record<string, string | string[] | undefined>,
   secret: string,
@@ -109,7 +109,7 @@ export function eventOf(item: NotificationItem): AdyenProviderEvent {
 
 /**
  * Processor.parseCallback for Adyen: the callback's `providerData` is one NotificationRequestItem
- * that verifyadyenWebhook has already verified.
+ * that verifyAdyenWebhook has already verified.
  */
 export function eventOfCallback(callback: ProviderCallback): AdyenProviderEvent {
   const item = callback.providerData;
