@@ -298,15 +298,21 @@ describe('Adyen connector: failures and reconciliation', () => {
     await wrong.close();
   });
 
-  it('times out on a held call it never charged; queryStatus settles it by reference, charging once', async () => {
+  // Adyen's Checkout API cannot find a payment by our reference, and the connector keeps no request
+  // to send again (card data is never kept): queryStatus leaves the payment pending, and the
+  // AUTHORISATION notification, which names our reference, settles it.
+  const stillPending = (reference: string) => ({ processorPaymentId: reference, status: 'pending' });
+
+  it('times out on a held call it never charged: pending, no notification, and a retry charges once', async () => {
     const reference = newReference();
     sim.next({ match: 'POST /payments', hang: true });
     expect(await impatient.authorize(authorization(reference))).toEqual({ kind: 'timeout' });
     expect(ledgerOf(reference)).toMatchObject({ payments: 0 });
-    const status = await impatient.queryStatus(reference);
-    expect(status).toMatchObject({ status: 'captured' });
-    const [payment] = sim.ledger().filter((p) => p.reference === reference);
-    expect(status?.processorPaymentId).toBe(payment.id);
+    expect(await impatient.queryStatus(reference)).toEqual(stillPending(reference));
+    expect(await eventsFor(reference)).toEqual([]);
+    // The gateway sending the same authorization again: the first never arrived, so this one pays.
+    const retried = await impatient.authorize(authorization(reference));
+    expect(retried).toMatchObject({ kind: 'approved', captured: true });
     expect(ledgerOf(reference)).toMatchObject({ payments: 1, captured: 1000 });
   });
 
@@ -315,25 +321,44 @@ describe('Adyen connector: failures and reconciliation', () => {
     ['cut off', { reset: true }],
     ['answered 504 by a hop in between', { status: 504 }],
   ])(
-    'an ambiguous call the processor DID charge (%s) is a timeout, and queryStatus finds that one payment',
+    'an ambiguous call the processor DID charge (%s) is a timeout, pending, settled by its AUTHORISATION notification',
     async (_, fault) => {
       const reference = newReference();
       sim.next({ match: 'POST /payments', processed: true, ...fault });
       expect(await impatient.authorize(authorization(reference, { capture: false }))).toEqual({ kind: 'timeout' });
-      expect(ledgerOf(reference)).toMatchObject({ payments: 1, authorised: 1000 });
+      expect(await impatient.queryStatus(reference)).toEqual(stillPending(reference));
       const [payment] = sim.ledger().filter((p) => p.reference === reference);
-      expect(await impatient.queryStatus(reference)).toEqual({ processorPaymentId: payment.id, status: 'approved' });
+      expect(await eventsFor(reference)).toMatchObject([
+        {
+          eventCode: 'AUTHORISATION',
+          success: true,
+          outcome: 'succeeded',
+          processorPaymentId: payment.id,
+          reference,
+          amount: 1000,
+        },
+      ]);
+      // The gateway sending the same authorization again gets Adyen's answer replayed, not a payment.
+      expect(await impatient.authorize(authorization(reference, { capture: false }))).toEqual({
+        kind: 'approved',
+        processorPaymentId: payment.id,
+        captured: false,
+      });
+      expect(await eventsFor(reference)).toHaveLength(1);
       expect(ledgerOf(reference)).toMatchObject({ payments: 1, authorised: 1000, captured: 0 });
     },
   );
 
-  it('keeps a declined payment declined when reconciled', async () => {
+  it('leaves a declined ambiguous call pending until its AUTHORISATION notification declines it', async () => {
     const reference = newReference();
     sim.next({ match: 'POST /payments', processed: true, hang: true });
     expect(await impatient.authorize(authorization(reference, { holder: 'NOT_ENOUGH_BALANCE' }))).toEqual({
       kind: 'timeout',
     });
-    expect(await impatient.queryStatus(reference)).toMatchObject({ status: 'declined', declineCode: '51' });
+    expect(await impatient.queryStatus(reference)).toEqual(stillPending(reference));
+    expect(await eventsFor(reference)).toMatchObject([
+      { eventCode: 'AUTHORISATION', success: false, outcome: 'failed', reference, declineCode: '51' },
+    ]);
     expect(ledgerOf(reference)).toMatchObject({ payments: 1, authorised: 0 });
   });
 
@@ -344,8 +369,12 @@ describe('Adyen connector: failures and reconciliation', () => {
     expect(ledgerOf(reference)).toMatchObject({ payments: 1, authorised: 1000 });
   });
 
-  it('cannot look up a reference it holds no unanswered request for, and says so', async () => {
-    await expect(adyen.queryStatus(newReference())).rejects.toBeInstanceOf(ProcessorCallError);
+  it('answers queryStatus pending for any reference, never null (that would fail a payment Adyen may have charged)', async () => {
+    const reference = newReference();
+    expect(await adyen.queryStatus(reference)).toEqual(stillPending(reference));
+    const other = connect();
+    expect(await other.queryStatus(reference)).toEqual(stillPending(reference));
+    await other.close();
   });
 
   it('fails a capture Adyen refuses to take with a ProcessorCallError', async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type AuthorizeInput, type AuthorizeOutcome, ProcessorCallError, type StatusResult } from '../types.js';
 import { authorizationFailure, failureOf } from './call-failures.js';
 import { LapsingMap } from './memory.js';
-import { outcomeOf, type PaymentAnswer, statusOf } from './outcomes.js';
+import { outcomeOf, type PaymentAnswer } from './outcomes.js';
 import { type PaymentRequest, paymentRequestFor } from './payment-request.js';
 import { checkoutApiFor } from './sdk-client.js';
 import type { AdyenConnectorOptions, AdyenProcessor, AdyenReceipt } from './types.js';
@@ -20,17 +20,15 @@ interface Seen {
  * carries the gateway's reference as its Idempotency-Key and as Adyen's `reference`, so a call sent
  * again never charges, captures or refunds twice.
  *
- * Adyen's Checkout API cannot find a payment by our reference. An authorization that got no answer
- * is therefore kept (its request, card fields included, in memory only, for `inDoubtTtlMs`) and
- * queryStatus sends it again under the same key: Adyen replays the answer it gave, or, if the first
- * never arrived, makes the payment now, once. Without the kept request (another instance, a restart,
- * lapsed) queryStatus cannot tell and throws; the AUTHORISATION notification settles the payment.
+ * Card data is never kept: the request carrying the card number and CVV lives only for the call
+ * that sends it, whatever the call's outcome. An authorization that got no answer is settled as
+ * Adyen documents it, by its AUTHORISATION notification (which names our reference); the gateway
+ * retrying the same authorization sends the same key, so Adyen replays its answer, never charging
+ * twice.
  */
 export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProcessor {
   const checkout = checkoutApiFor(options);
   const { merchantAccount } = options.credentials;
-  const ttlMs = options.inDoubtTtlMs ?? 60 * 60 * 1000;
-  const inDoubt = new LapsingMap<PaymentRequest>(ttlMs);
   const seen = new LapsingMap<Seen>(24 * 60 * 60 * 1000);
 
   const remember = (answer: PaymentAnswer, facts: Seen) => {
@@ -83,12 +81,10 @@ export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProce
       const request = paymentRequestFor(input, merchantAccount);
       try {
         const answer = await sendPayment(request);
-        inDoubt.delete(input.reference);
         return outcomeOf(answer, input.reference, input.capture);
       } catch (error) {
-        const outcome = authorizationFailure(failureOf(error));
-        if (outcome.kind === 'timeout') inDoubt.set(input.reference, request);
-        return outcome;
+        // Only the failure's kind is kept: the request, card fields included, ends with this call.
+        return authorizationFailure(failureOf(error));
       }
     },
 
@@ -163,34 +159,18 @@ export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProce
       return { refundId: receipt.pspReference, status: 'pending' };
     },
 
-    async queryStatus(reference): Promise<StatusResult | null> {
-      const request = inDoubt.get(reference);
-      if (!request) {
-        throw new ProcessorCallError(
-          `Adyen cannot look ${reference} up by reference, and this instance holds no unanswered request for it: its AUTHORISATION notification settles it`,
-        );
-      }
-      let answer: PaymentAnswer;
-      try {
-        answer = await sendPayment(request);
-      } catch (error) {
-        const failure = failureOf(error);
-        throw new ProcessorCallError(
-          `Adyen status of ${reference} still unknown: ${failure.message}`,
-          failure.kind === 'answered' ? failure.status : undefined,
-        );
-      }
-      const status = statusOf(answer, reference, request.captureDelayHours === 0);
-      if (!status)
-        throw new ProcessorCallError(`Adyen answered ${answer.resultCode ?? 'no resultCode'} for ${reference}`);
-      inDoubt.delete(reference);
-      return status;
+    /**
+     * Adyen's Checkout API has no look-up by merchant reference, and nothing of the request is kept
+     * to send again. The payment stays pending until its AUTHORISATION notification settles it.
+     * Never null: that says Adyen never saw the payment, and it may have charged it.
+     */
+    async queryStatus(reference): Promise<StatusResult> {
+      return { processorPaymentId: reference, status: 'pending' };
     },
 
     parseCallback: eventOfCallback,
 
     async close() {
-      inDoubt.clear();
       seen.clear();
     },
   };

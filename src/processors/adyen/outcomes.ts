@@ -1,5 +1,5 @@
 import type { Types } from '@adyen/api-library';
-import type { AuthorizeOutcome, StatusResult } from '../types.js';
+import type { AuthorizeOutcome } from '../types.js';
 import { declineOf } from './refusals.js';
 
 /** The members of a `/payments` or `/payments/details` answer the connector reads. */
@@ -44,26 +44,4 @@ export function outcomeOf(answer: PaymentAnswer, reference: string, captured: bo
   // IdentifyShopper/ChallengeShopper (native 3-D Secure 2) and the rest need a flow the gateway
   // does not run: nothing moved money, and the payer cannot go on.
   return { kind: 'error', retryable: false, message: `Adyen answered ${answer.resultCode ?? 'no resultCode'}` };
-}
-
-/** The same answer as the status of a payment found again by reference. */
-export function statusOf(answer: PaymentAnswer, reference: string, captured: boolean): StatusResult | undefined {
-  const outcome = outcomeOf(answer, reference, captured);
-  switch (outcome.kind) {
-    case 'approved':
-      return { processorPaymentId: outcome.processorPaymentId, status: captured ? 'captured' : 'approved' };
-    case 'declined':
-      return {
-        processorPaymentId: outcome.processorPaymentId ?? reference,
-        status: 'declined',
-        declineCode: outcome.declineCode,
-        declineReason: outcome.declineReason,
-      };
-    case 'pending':
-      return { processorPaymentId: outcome.processorPaymentId, status: 'pending' };
-    case 'challenge':
-      return { processorPaymentId: outcome.processorPaymentId, status: 'challenge' };
-    default:
-      return undefined;
-  }
 }

@@ -30,8 +30,6 @@ export interface AdyenConnectorOptions {
    * test server with a throwaway certificate; never for a real endpoint.
    */
   unverifiedTls?: boolean;
-  /** How long an authorization without an answer is kept for queryStatus to ask again. Default 1 hour. */
-  inDoubtTtlMs?: number;
 }
 
 /** The money a modification moves: Adyen's modifications name the currency, Processor's do not. */
