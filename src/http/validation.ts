@@ -49,7 +49,17 @@ export function validateBodyAs(pick: (body: Record<string, unknown>) => TSchema)
 const ANY_OBJECT = { type: 'object' };
 
 /** Fields whose submitted value must never be echoed back in an error. */
-const SECRET_FIELDS = new Set(['number', 'cvv', 'password', 'token', 'apiKey', 'authenticationValue']);
+const SECRET_FIELDS = new Set([
+  'number',
+  'cvv',
+  'password',
+  'token',
+  'apiKey',
+  'authenticationValue',
+  'secretKey',
+  'webhookSecret',
+  'hmacKey',
+]);
 
 export function validationError(errors: ErrorObject[], part: string): AppError {
   const missing = new Set<string>();
