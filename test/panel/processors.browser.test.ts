@@ -47,7 +47,9 @@ describe('the Processors page', () => {
       await page.getByLabel('Priority', { exact: true }).fill('5');
       expect(await axe(page)).toEqual([]);
       await page.screenshot({ path: `${SCREENSHOTS}/panel-processors-1-form.png`, fullPage: true });
-      await page.getByRole('button', { name: 'Connect' }).click();
+      // From the keyboard: the button sits at the foot of a long form, where a click's press and release
+      // can land on different elements while the page settles its scroll.
+      await page.getByRole('button', { name: 'Connect' }).press('Enter');
       await page.getByRole('status').getByText('Stripe is connected for acme, h2h.').waitFor();
 
       const [connection] = (await env.gw.call('GET', '/processor-connections', { apiKey: m.apiKey })).body.data;
@@ -73,13 +75,13 @@ describe('the Processors page', () => {
       const slots = page.getByRole('group', { name: 'Slots of Stripe EU' });
       await slots.getByLabel('acme').uncheck();
       await slots.getByLabel('globex').check();
-      await page.getByLabel('Priority of Stripe EU').fill('7');
+      await page.getByLabel('Priority of Stripe EU', { exact: true }).fill('7');
       await page.getByRole('button', { name: 'Save slots and priority of Stripe EU' }).click();
       await page.getByRole('status').getByText('Stripe EU was saved.').waitFor();
       const saved = await env.gw.call('GET', `/processor-connections/${connection.connectionId}`, { apiKey: m.apiKey });
       expect(saved.body).toMatchObject({ slots: ['globex', 'h2h'], priority: 7 });
 
-      page.once('dialog', (dialog) => void dialog.accept());
+      // openPanel accepts the confirmation.
       await page.getByRole('button', { name: 'Remove Stripe EU' }).click();
       await page.getByRole('status').getByText('Stripe EU was removed.').waitFor();
       await page.getByText('No processor connected in this mode.').waitFor();

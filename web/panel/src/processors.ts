@@ -33,9 +33,10 @@ const CREDENTIAL_FIELDS: Record<Processor, Array<{ name: string; label: string; 
   sandbox: [],
 };
 
-/** A group of slot checkboxes, labelled; `key` keeps the ids of several groups on one page apart. */
-function slotPicker(key: string, legend: string, chosen: readonly Slot[]) {
-  const boxes = SLOTS.map(({ slot, label }) => {
+/** A group of slot checkboxes, labelled (`short`: the slot's name alone, in a table cell); `key` keeps ids apart. */
+function slotPicker(key: string, legend: string, chosen: readonly Slot[], short = false) {
+  const boxes = SLOTS.map(({ slot, label: long }) => {
+    const label = short ? slot : long;
     const box = h('input', { type: 'checkbox', id: `${key}-${slot}`, value: slot, checked: chosen.includes(slot) });
     return { box, row: h('span', { class: 'inline' }, box, h('label', { for: box.id }, label)) };
   });
@@ -71,7 +72,7 @@ export async function renderProcessors(root: HTMLElement, session: Session): Pro
   const rows = data.map((c, i) => {
     const cells: Array<Node | string> = [nameOf(c), PROCESSORS[c.processor]];
     if (!changes) return [...cells, c.slots.join(', '), String(c.priority), HEALTH[c.health], when(c.createdAt)];
-    const slots = slotPicker(`slots-${i}`, `Slots of ${nameOf(c)}`, c.slots);
+    const slots = slotPicker(`slots-${i}`, `Slots of ${nameOf(c)}`, c.slots, true);
     const priority = h('input', {
       type: 'number',
       step: '1',
