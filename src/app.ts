@@ -42,6 +42,7 @@ import * as notifications from './modules/notifications/index.js';
 import * as panelSessions from './modules/panel-sessions/index.js';
 import * as paymentRequests from './modules/payment-requests/index.js';
 import * as payments from './modules/payments/index.js';
+import * as processorConnections from './modules/processor-connections/index.js';
 import * as reports from './modules/reports/index.js';
 import * as system from './modules/system/index.js';
 import * as team from './modules/team/index.js';
@@ -108,6 +109,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     jobs: new JobRunner(storage.db, clock, logger),
     callbackHandlers: new callbacks.CallbackHandlers(),
     vault: createVault(vaultKeys(secrets)),
+    // Until the processor calls' circuit breaker feeds it, every connection answers "ok".
+    connectionHealth: processorConnections.everyConnectionOk,
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
     checkoutVerifier: checkoutSessions.checkoutTokenVerifier({ db: storage.db, clock }),
     panelSessions: panelSessions.panelSessionVerifier({ db: storage.db, clock, secret: secrets.jwtSecret }),
@@ -219,6 +222,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   paymentRequests.routes(app, ctx);
   checkoutSessions.routes(app, ctx);
   customers.routes(app, ctx);
+  processorConnections.routes(app, ctx);
   payments.routes(app, ctx);
   if (!config.sandboxUrl) await sandboxPages(app, options.sandboxUrl);
   notifications.routes(app, ctx);

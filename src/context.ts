@@ -7,6 +7,7 @@ import type { NotificationsContext } from './modules/notifications/index.js';
 import type { PanelSessionsContext } from './modules/panel-sessions/index.js';
 import type { PaymentRequestsContext } from './modules/payment-requests/index.js';
 import type { PaymentsContext } from './modules/payments/index.js';
+import type { ProcessorConnectionsContext } from './modules/processor-connections/index.js';
 import type { SystemContext } from './modules/system/index.js';
 import type { TeamContext } from './modules/team/index.js';
 
@@ -34,6 +35,7 @@ export interface AppContext
     PanelSessionsContext,
     PaymentRequestsContext,
     PaymentsContext,
+    ProcessorConnectionsContext,
     SystemContext,
     TeamContext {
   /** Checkout session tokens are checked through this (modules/checkout-sessions). */

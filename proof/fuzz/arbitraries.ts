@@ -12,6 +12,7 @@ export interface JsonSchema {
   items?: JsonSchema;
   minItems?: number;
   maxItems?: number;
+  uniqueItems?: boolean;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -94,6 +95,14 @@ export function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
     case 'null':
       return fc.constant(null);
     case 'array':
+      if (schema.uniqueItems) {
+        // Equal by value, as JSON Schema compares items.
+        return fc.uniqueArray(arbitraryOf(schema.items ?? {}), {
+          minLength: schema.minItems ?? 0,
+          maxLength: Math.min(schema.maxItems ?? 3, 3),
+          selector: (item) => JSON.stringify(item),
+        });
+      }
       return fc.array(arbitraryOf(schema.items ?? {}), {
         minLength: schema.minItems ?? 0,
         maxLength: Math.min(schema.maxItems ?? 3, 3),

@@ -49,6 +49,7 @@ export class World {
   private eventIds: string[] = [];
   private requestIds: number[] = [];
   private paymentIds: number[] = [];
+  private connectionIds: string[] = [];
   private n = 0;
   /** Requests sent to build the world (not counted as probes). */
   setupRequests = 0;
@@ -68,6 +69,7 @@ export class World {
     this.panel = await this.panelSession();
     for (let i = 0; i < 3; i++) this.customerIds.push(await this.customer());
     for (let i = 0; i < 3; i++) this.requestIds.push(await this.openRequest());
+    for (let i = 0; i < 2; i++) this.connectionIds.push(await this.connection());
     this.paymentIds.push(await this.payment(0));
     // Events exist from the payment; a default notification URL makes them re-sendable.
     await this.call('PATCH', '/settings', { notifyUrl: 'https://shop.example/hooks' });
@@ -85,6 +87,17 @@ export class World {
   private async customer(): Promise<number> {
     return (await this.call('POST', '/customers', { name: 'Fuzz Customer', email: `c${this.unique()}@example.com` }))
       .id;
+  }
+
+  /** A sandbox connection of the API key's merchant (test mode). */
+  private async connection(): Promise<string> {
+    this.setupRequests++;
+    const res = await json(this.target.url, 'POST', '/processor-connections', this.apiKey, {
+      processor: 'sandbox',
+      slots: ['acme'],
+    });
+    if (res.status !== 201) throw new Error(`connection: expected 201, got ${res.status} ${res.text.slice(0, 300)}`);
+    return (res.body as { connectionId: string }).connectionId;
   }
 
   private async openRequest(): Promise<number> {
@@ -251,6 +264,23 @@ export class World {
           credentials: apiKey,
           body: (g) => ({ ...g, name: g.name ?? 'Renamed', memberId: `m-${this.unique()}` }),
         };
+      case 'POST /processor-connections':
+        return {
+          path: {},
+          credentials: apiKey,
+          body: (g) => ({ ...g, credentials: testModeCredentials(g.processor, g.credentials) }),
+        };
+      case 'GET /processor-connections/{connectionId}':
+        return { path: { connectionId: this.pick(this.connectionIds, seed) }, credentials: apiKey };
+      case 'PATCH /processor-connections/{connectionId}':
+        // The fixtures are sandbox connections: their credentials are {} whatever shape was generated.
+        return {
+          path: { connectionId: this.pick(this.connectionIds, seed) },
+          credentials: apiKey,
+          body: (g) => ({ ...g, priority: g.priority ?? 1, credentials: g.credentials === undefined ? undefined : {} }),
+        };
+      case 'DELETE /processor-connections/{connectionId}':
+        return { path: { connectionId: await this.connection() }, credentials: apiKey };
       case 'POST /payments/h2h/{id}':
         return {
           path: { id: await this.openRequest() },
@@ -301,6 +331,16 @@ export class World {
         return { path: {}, credentials: op.security.includes('ApiKey') ? apiKey : {} };
     }
   }
+}
+
+/**
+ * Credentials a test-mode connection accepts beyond their schema: a Stripe secret key of test mode, the
+ * Adyen environment "test" (the generated rest stays).
+ */
+function testModeCredentials(processor: unknown, generated: any): unknown {
+  if (processor === 'stripe') return { ...generated, secretKey: 'sk_test_fuzz' };
+  if (processor === 'adyen') return { ...generated, environment: 'test' };
+  return generated;
 }
 
 /** A payer that passes every check (the fixtures' own payments). */

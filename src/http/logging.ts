@@ -22,10 +22,18 @@ const REDACT_PATHS = [
   '*.csrfToken',
   '*.secret',
   '*.authenticationValue',
+  // A processor connection's credentials (modules/processor-connections).
+  '*.credentials',
+  '*.secretKey',
+  '*.webhookSecret',
+  '*.hmacKey',
 ];
 
 const PATTERNS: Array<[RegExp, string]> = [
   [/svc_(test|live)_sk_[0-9A-Za-z]+/g, 'svc_$1_sk_[REDACTED]'],
+  // Stripe secret and restricted keys and webhook signing secrets, as a processor connection holds them.
+  [/\b(sk|rk)_(test|live)_[0-9A-Za-z]+/g, '$1_$2_[REDACTED]'],
+  [/\bwhsec_[0-9A-Za-z]+/g, 'whsec_[REDACTED]'],
   [/eyJ[\w-]+\.[\w-]+\.[\w-]*/g, '[REDACTED_JWT]'],
   [/cst_[0-9A-Za-z_-]+/g, 'cst_[REDACTED]'],
   [/pst_[0-9A-Za-z]+/g, 'pst_[REDACTED]'],

@@ -49,7 +49,17 @@ export function validateBodyAs(pick: (body: Record<string, unknown>) => TSchema)
 const ANY_OBJECT = { type: 'object' };
 
 /** Fields whose submitted value must never be echoed back in an error. */
-const SECRET_FIELDS = new Set(['number', 'cvv', 'password', 'token', 'apiKey', 'authenticationValue']);
+const SECRET_FIELDS = new Set([
+  'number',
+  'cvv',
+  'password',
+  'token',
+  'apiKey',
+  'authenticationValue',
+  'secretKey',
+  'webhookSecret',
+  'hmacKey',
+]);
 
 export function validationError(errors: ErrorObject[], part: string): AppError {
   const missing = new Set<string>();
@@ -177,19 +187,28 @@ interface ObjectShape {
   open: boolean;
 }
 
+/** The schema and, through nested unions, every branch it may take (allOf's parts too unless `withAllOf` is false). */
+function branchesOf(schema: JsonSchema, withAllOf = true): JsonSchema[] {
+  const nested = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(withAllOf ? (schema.allOf ?? []) : [])];
+  return [schema, ...nested.flatMap((branch) => branchesOf(branch, withAllOf))];
+}
+
 /** Schemas are fixed at start, so each one's shape is worked out once, not on every request. */
 const shapes = new WeakMap<JsonSchema, ObjectShape | null>();
 
 function objectShape(schema: JsonSchema): ObjectShape | undefined {
   let shape = shapes.get(schema);
   if (shape === undefined) {
-    const branches = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])];
+    const branches = branchesOf(schema);
     const known = new Map<string, JsonSchema>();
     for (const branch of branches) {
-      for (const [name, property] of Object.entries(branch.properties ?? {}))
-        if (!known.has(name)) known.set(name, property);
+      for (const [name, property] of Object.entries(branch.properties ?? {})) {
+        // Branches that shape one member differently (each processor's credentials) each keep theirs.
+        const earlier = known.get(name);
+        known.set(name, earlier && earlier !== property ? { anyOf: [earlier, property] } : property);
+      }
     }
-    const open = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(
+    const open = branchesOf(schema, false).some(
       (s) => s.additionalProperties !== undefined && s.additionalProperties !== false,
     );
     shape = branches.some((b) => b.properties) ? { known, open } : null;

@@ -61,6 +61,7 @@ async function stateOf(objects: Objects) {
     payment: await get(`/payments/${objects.payment}`),
     request: await get(`/payment-requests/${objects.paymentRequest}`),
     customer: await get(`/customers/${objects.customer}`),
+    connection: await get(`/processor-connections/${objects.connection}`),
     requests: (await get('/payment-requests?limit=100')).data.length,
     customers: (await get('/customers?limit=100')).data.length,
     settings: await get('/settings'),
@@ -111,8 +112,10 @@ describe.each(Object.entries(removals))('the API keys of a developer %s', (_, ta
     const log = await gw.call('GET', '/audit-log?limit=100', owner);
     expect(log.status, log.text).toBe(200);
     const entries = log.body.data.map((e: any) => [e.action, e.by]);
-    expect(entries.slice(0, 3)).toEqual([
+    expect(entries.slice(0, 4)).toEqual([
       [action, m.email],
+      // ownedObjects connected a processor with the developer's test key.
+      ['processor_connection.created', dev.email],
       ['api_key.rotated', dev.email],
       ['api_key.rotated', dev.email],
     ]);

@@ -84,6 +84,10 @@ describe('every operation with an object id, with every key but the owner’s', 
       ['live', a.liveKey!],
     ] as const) {
       expect(await get(`/customers/${owned[mode]!.customer}`, key)).toMatchObject({ name: 'Owned' });
+      expect(await get(`/processor-connections/${owned[mode]!.connection}`, key)).toMatchObject({
+        name: 'owned connection',
+        priority: 0,
+      });
       expect((await get(`/payments?paymentRequestId=${owned[mode]!.paymentRequest}`, key)).data ?? []).toHaveLength(
         mode === 'test' ? 1 : 0,
       );
@@ -103,6 +107,7 @@ describe('every list operation', () => {
       '/payment-requests/export/csv',
       '/payments',
       '/payments/export/csv',
+      '/processor-connections',
       '/reports/dashboard',
       '/settings',
     ]);
@@ -117,7 +122,7 @@ describe('every list operation', () => {
     }
     const mine = await gw.call('GET', '/customers', { apiKey: a.apiKey });
     expect(ids(mine.body)).toContain('owned');
-    for (const path of ['/payment-requests/export/csv', '/callback-events'])
+    for (const path of ['/payment-requests/export/csv', '/callback-events', '/processor-connections'])
       expect((await gw.call('GET', path, { apiKey: a.apiKey })).text).toContain('owned');
   });
 

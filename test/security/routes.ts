@@ -12,7 +12,7 @@ export async function publishedOperations(gw: TestGateway): Promise<Operation[]>
 }
 
 /** The object an operation's path id names: what a foreign caller must not reach. */
-export type ObjectKind = 'paymentRequest' | 'customer' | 'payment' | 'event' | 'user';
+export type ObjectKind = 'paymentRequest' | 'customer' | 'payment' | 'event' | 'connection' | 'user';
 
 export function objectKindOf(op: Operation): ObjectKind | undefined {
   const param = op.parameters.find((p) => p.in === 'path')?.name;
@@ -20,17 +20,19 @@ export function objectKindOf(op: Operation): ObjectKind | undefined {
   if (param === 'userId') return 'user';
   if (param === 'paymentId') return 'payment';
   if (param === 'eventId') return 'event';
+  if (param === 'connectionId') return 'connection';
   if (op.path.startsWith('/customers/')) return 'customer';
   return 'paymentRequest';
 }
 
 /** One object of each kind an operation's path can name, by id. */
-export type Objects = Record<Exclude<ObjectKind, 'user'>, number>;
+export type Objects = Record<Exclude<ObjectKind, 'user' | 'connection'>, number> & { connection: string };
 
 /**
  * One object of each kind, made with `key` (so its merchant's and mode's): a customer, a payment request,
  * with `withPayment` a card payment only authorized (capture, cancel and refund would all change it), a
- * received test callback, and the newest event (the payment's, when there is one; else none: 0).
+ * received test callback, the newest event (the payment's, when there is one; else none: 0), and a processor
+ * connection named 'owned' (the sandbox in test mode, Stripe with live credentials in live mode).
  */
 export async function ownedObjects(gw: TestGateway, key: string, withPayment: boolean): Promise<Objects> {
   const customer = await gw.call('POST', '/customers', {
@@ -54,7 +56,24 @@ export async function ownedObjects(gw: TestGateway, key: string, withPayment: bo
   await gw.call('POST', '/callbacks/test/json', { apiKey: key, body: { eventId: 'owned-callback' } });
   const events = await gw.call('GET', '/events?limit=1', { apiKey: key });
   const event = Number(events.body.data[0]?.id.slice('evt_'.length) ?? 0);
-  return { customer: customer.body.id, paymentRequest: request.body.paymentRequestId, payment, event };
+  const live = key.startsWith('svc_live_');
+  const connection = await gw.call('POST', '/processor-connections', {
+    apiKey: key,
+    body: {
+      processor: live ? 'stripe' : 'sandbox',
+      name: 'owned connection',
+      credentials: live ? { secretKey: 'sk_live_owned', webhookSecret: 'whsec_owned' } : {},
+      slots: ['acme'],
+    },
+  });
+  expect(connection.status, connection.text).toBe(201);
+  return {
+    customer: customer.body.id,
+    paymentRequest: request.body.paymentRequestId,
+    payment,
+    event,
+    connection: connection.body.connectionId,
+  };
 }
 
 /** A body that passes validation for the operation, so what answers is the access check, not the schema. */
@@ -67,6 +86,7 @@ export function validBodyOf(op: Operation): unknown {
   if (op.id === 'PATCH /customers/{id}') return { name: 'Changed by someone else' };
   if (op.id === 'POST /customers') return { name: 'New', email: 'new@example.com' };
   if (op.id === 'POST /payment-requests') return { amount: 10.5, currency: 'EUR', reference: 'r' };
+  if (op.id === 'PATCH /processor-connections/{connectionId}') return { priority: 3 };
   return {};
 }
 

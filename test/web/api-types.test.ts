@@ -61,6 +61,12 @@ const DESCRIBED: Record<string, Place[]> = {
   Invitation: [answer('GET /team', 'invitations', '[]')],
   TeamMemberChange: [answer('PATCH /team/members/{userId}'), answer('DELETE /team/members/{userId}')],
   KeySummary: [answer('GET /users/{userId}/apikeys', '[]')],
+  ProcessorConnection: [
+    answer('GET /processor-connections', 'data', '[]'),
+    answer('GET /processor-connections/{connectionId}'),
+    answer('POST /processor-connections'),
+    answer('PATCH /processor-connections/{connectionId}'),
+  ],
 };
 
 const gw = useGateway();

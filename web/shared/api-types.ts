@@ -279,3 +279,18 @@ export interface KeySummary {
   createdAt: string;
   exposedAt: string | null;
 }
+
+/**
+ * A connection to a processor (GET /processor-connections, POST, GET/PATCH /processor-connections/{id}).
+ * Its credentials are write-only: no answer carries them.
+ */
+export interface ProcessorConnection {
+  connectionId: string;
+  processor: 'stripe' | 'adyen' | 'sandbox';
+  name: string | null;
+  mode: 'test' | 'live';
+  slots: Array<'acme' | 'globex' | 'h2h'>;
+  priority: number;
+  health: 'ok' | 'degraded' | 'open';
+  createdAt: string;
+}

@@ -13,6 +13,9 @@ export const AuditAction = Type.Union(
     Type.Literal('team.member_removed'),
     Type.Literal('user.password_changed'),
     Type.Literal('job.retried'),
+    Type.Literal('processor_connection.created'),
+    Type.Literal('processor_connection.updated'),
+    Type.Literal('processor_connection.deleted'),
   ],
   { description: 'The sensitive action' },
 );

@@ -29,6 +29,7 @@ import * as m0027 from './0027_keys_of_viewers_revoked.js';
 import * as m0028 from './0028_payment_search_and_failures.js';
 import * as m0029 from './0029_payer_defaults.js';
 import * as m0030 from './0030_job_retention.js';
+import * as m0031 from './0031_processor_connections.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0028_payment_search_and_failures': m0028,
   '0029_payer_defaults': m0029,
   '0030_job_retention': m0030,
+  '0031_processor_connections': m0031,
 };
 
 export const migrationProvider: MigrationProvider = {

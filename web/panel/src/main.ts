@@ -12,6 +12,7 @@ import { listKeys, renderKeys, rotateKey } from './keys.js';
 import { renderForgotPassword, renderResetPassword, renderSignInByLink } from './password.js';
 import { renderPayment } from './payment.js';
 import { renderPaymentRequest, renderPaymentRequests } from './payments.js';
+import { renderProcessors } from './processors.js';
 import { renderSettings } from './settings.js';
 import { renderSignIn } from './sign-in.js';
 import { renderTeam } from './team.js';
@@ -30,6 +31,7 @@ const PAGES: Array<{ hash: string; title: string }> = [
   { hash: '#/dashboard', title: 'Dashboard' },
   { hash: '#/payments', title: 'Payments' },
   { hash: '#/customers', title: 'Customers' },
+  { hash: '#/processors', title: 'Processors' },
   { hash: '#/keys', title: 'API keys' },
   { hash: '#/settings', title: 'Settings' },
   { hash: '#/developers', title: 'Developers' },
@@ -86,6 +88,7 @@ async function render(): Promise<void> {
       await renderKeys(content, current, created);
     } else if (page.hash === '#/settings') await renderSettings(content, current);
     else if (page.hash === '#/customers') await renderCustomers(content, current, hash);
+    else if (page.hash === '#/processors') await renderProcessors(content, current);
     else if (page.hash === '#/developers') await renderDevelopers(content, current);
     else if (page.hash === '#/audit') await renderAudit(content);
     else if (page.hash === '#/team') await renderTeam(content, current);
