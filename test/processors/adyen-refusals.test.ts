@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { declineOf } from '../../src/processors/adyen/refusals.js';
 import { outcomeOf } from '../../src/processors/adyen/outcomes.js';
-import { DECLINE_REASONS } from '../../src/processors/adyen/index.js';
+import { DECLINE_REASONS } from '../../src/processors/decline-codes.js';
 
 // The refusal reasons the simulator does not play, and answers the gateway cannot follow.
 

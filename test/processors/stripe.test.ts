@@ -4,7 +4,6 @@ import { AppError } from '../../src/errors.js';
 import {
   callbackOf,
   createStripeConnector,
-  GATEWAY_DECLINE_REASONS,
   gatewayDecline,
   memoryJournal,
   parseStripeCallback,
@@ -13,6 +12,7 @@ import {
   StripeWebhookSignatureError,
   verifyStripeWebhook,
 } from '../../src/processors/stripe/index.js';
+import { DECLINE_REASONS } from '../../src/processors/decline-codes.js';
 import { type AuthorizeInput, ProcessorCallError } from '../../src/processors/types.js';
 import { type StripeSimulator, startStripeSimulator, totalsFor } from '../../simulators/stripe/index.js';
 import { startReceiver } from '../simulators/receiver.js';
@@ -113,7 +113,7 @@ describe('Stripe connector: authorization', () => {
 
   it('maps every decline code Stripe documents to one of the gateway codes, any other to 05', () => {
     for (const [stripeCode, code] of Object.entries(STRIPE_DECLINE_CODES)) {
-      expect(gatewayDecline(stripeCode)).toEqual({ declineCode: code, declineReason: GATEWAY_DECLINE_REASONS[code] });
+      expect(gatewayDecline(stripeCode)).toEqual({ declineCode: code, declineReason: DECLINE_REASONS[code] });
     }
     expect(gatewayDecline('transaction_not_allowed')).toEqual({
       declineCode: '57',

@@ -1,20 +1,10 @@
+import { DECLINE_REASONS, DEFAULT_DECLINE_CODE, type DeclineCode } from '../decline-codes.js';
+
 /**
  * Adyen's refusal reasons (docs.adyen.com, "Refusal reasons": `refusalReasonCode` and the
  * `refusalReason` text) mapped to the gateway's ISO 8583 style decline codes (docs/errors.md).
  * Every code not listed here is `05` do not honour, as are unknown ones.
  */
-export const DECLINE_REASONS = {
-  '05': 'do not honor',
-  '51': 'insufficient funds',
-  '54': 'expired card',
-  '57': 'transaction not permitted',
-  '61': 'exceeds withdrawal limit',
-} as const;
-
-export type DeclineCode = keyof typeof DECLINE_REASONS;
-
-export const DEFAULT_DECLINE_CODE: DeclineCode = '05';
-
 const BY_ADYEN_CODE: Record<string, { text: string; ours: DeclineCode }> = {
   '0': { text: 'Unknown', ours: '05' },
   '2': { text: 'Refused', ours: '05' },

@@ -1,3 +1,5 @@
+import { DECLINE_REASONS, DEFAULT_DECLINE_CODE, type DeclineCode } from '../decline-codes.js';
+
 /**
  * Stripe's decline codes (its `decline_code`, else the error `code`) in the gateway's ISO 8583 style
  * vocabulary: 05 do not honour, 51 insufficient funds, 54 expired card, 57 transaction not
@@ -5,19 +7,7 @@
  * falls to 05, the generic refusal. Codes that would tell a payer more than they should (lost,
  * stolen, fraudulent) are 05 on purpose, as Stripe itself advises.
  */
-export const GATEWAY_DECLINE_REASONS = {
-  '05': 'do not honor',
-  '51': 'insufficient funds',
-  '54': 'expired card',
-  '57': 'transaction not permitted',
-  '61': 'exceeds withdrawal limit',
-} as const;
-
-export type GatewayDeclineCode = keyof typeof GATEWAY_DECLINE_REASONS;
-
-export const DEFAULT_DECLINE_CODE: GatewayDeclineCode = '05';
-
-export const STRIPE_DECLINE_CODES: Readonly<Record<string, GatewayDeclineCode>> = {
+export const STRIPE_DECLINE_CODES: Readonly<Record<string, DeclineCode>> = {
   insufficient_funds: '51',
 
   expired_card: '54',
@@ -77,7 +67,7 @@ const AUTHENTICATION_FAILURE = 'payment_intent_authentication_failure';
 export const THREE_DS_FAILED_REASON = '3-D Secure authentication failed';
 
 export interface GatewayDecline {
-  declineCode: GatewayDeclineCode;
+  declineCode: DeclineCode;
   declineReason: string;
 }
 
@@ -87,5 +77,5 @@ export function gatewayDecline(stripeCode: string | null | undefined): GatewayDe
     return { declineCode: DEFAULT_DECLINE_CODE, declineReason: THREE_DS_FAILED_REASON };
   }
   const declineCode = (stripeCode && STRIPE_DECLINE_CODES[stripeCode]) || DEFAULT_DECLINE_CODE;
-  return { declineCode, declineReason: GATEWAY_DECLINE_REASONS[declineCode] };
+  return { declineCode, declineReason: DECLINE_REASONS[declineCode] };
 }

@@ -6,13 +6,7 @@ export {
 } from './connector.js';
 export type { StripeReturnParams } from './challenge.js';
 export { STRIPE_API_HOST } from './client.js';
-export {
-  DEFAULT_DECLINE_CODE,
-  GATEWAY_DECLINE_REASONS,
-  STRIPE_DECLINE_CODES,
-  THREE_DS_FAILED_REASON,
-  gatewayDecline,
-} from './decline-codes.js';
+export { STRIPE_DECLINE_CODES, THREE_DS_FAILED_REASON, gatewayDecline } from './decline-codes.js';
 export { callbackOf, parseStripeCallback, type StripeProviderEvent } from './events.js';
 export { type AttemptJournal, type AuthorizeAttempt, memoryJournal } from './journal.js';
 export { StripeWebhookSignatureError, verifyStripeWebhook, type WebhookHeaders } from './webhooks.js';
