@@ -278,18 +278,11 @@ export class StripePayments {
         pi.lastError = undefined;
         return ok(this.view(pi));
       case 'decline': {
-        const charge: Charge = {
-          id: newId('ch'),
-          created: now(),
-          amount: pi.amount,
-          captured: false,
-          amountCaptured: 0,
-          status: 'failed',
-          failure: { code: outcome.code, message: outcome.message, declineCode: outcome.declineCode },
-          disputed: false,
-          refunds: [],
-        };
-        pi.charges.push(charge);
+        const charge = addCharge(pi, 'failed', {
+          code: outcome.code,
+          message: outcome.message,
+          declineCode: outcome.declineCode,
+        });
         pi.status = 'requires_payment_method';
         pi.lastError = {
           type: 'card_error',
@@ -312,17 +305,7 @@ export class StripePayments {
   }
 
   private authorize(pi: PaymentIntent): void {
-    const charge: Charge = {
-      id: newId('ch'),
-      created: now(),
-      amount: pi.amount,
-      captured: false,
-      amountCaptured: 0,
-      status: 'succeeded',
-      disputed: false,
-      refunds: [],
-    };
-    pi.charges.push(charge);
+    addCharge(pi, 'succeeded');
     pi.lastError = undefined;
     if (pi.captureMethod === 'manual') {
       pi.status = 'requires_capture';
@@ -351,4 +334,21 @@ export class StripePayments {
       payment_intent: this.view(pi),
     });
   }
+}
+
+/** A new, uncaptured charge of the whole PaymentIntent: a failed one carries its failure. */
+function addCharge(pi: PaymentIntent, status: Charge['status'], failure?: Charge['failure']): Charge {
+  const charge: Charge = {
+    id: newId('ch'),
+    created: now(),
+    amount: pi.amount,
+    captured: false,
+    amountCaptured: 0,
+    status,
+    ...(failure ? { failure } : {}),
+    disputed: false,
+    refunds: [],
+  };
+  pi.charges.push(charge);
+  return charge;
 }
