@@ -46,6 +46,8 @@ import * as processorConnections from './modules/processor-connections/index.js'
 import * as reports from './modules/reports/index.js';
 import * as system from './modules/system/index.js';
 import * as team from './modules/team/index.js';
+import { createCircuitBreaker } from './processors/circuit-breaker.js';
+import { createConnectorPool } from './processors/connectors.js';
 import { createProcessorRegistry } from './processors/registry.js';
 import { onEffectFailure } from './storage/after-commit.js';
 import type { Storage } from './storage/db.js';
@@ -98,6 +100,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const keyCache = options.keyCache ?? noKeyCache;
+  const circuits = createCircuitBreaker({
+    failures: config.processorCircuit.failures,
+    coolDownMs: config.processorCircuit.coolDownSeconds * 1000,
+    now: () => clock.now().getTime(),
+  });
   const ctx: AppContext = {
     config,
     storage,
@@ -109,9 +116,14 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     jobs: new JobRunner(storage.db, clock, logger),
     callbackHandlers: new callbacks.CallbackHandlers(),
     vault: createVault(vaultKeys(secrets)),
-    // Until the processor calls' circuit breaker feeds it, every connection answers "ok".
-    connectionHealth: processorConnections.everyConnectionOk,
+    connectionHealth: circuits,
+    circuits,
     processors: createProcessorRegistry(options.sandboxUrl, config.processorTimeoutMs),
+    connectors: createConnectorPool({
+      ...config.processorApis,
+      timeoutMs: config.processorTimeoutMs,
+      stripeJournal: processorConnections.storedAttemptJournal({ db: storage.db }),
+    }),
     checkoutVerifier: checkoutSessions.checkoutTokenVerifier({ db: storage.db, clock }),
     panelSessions: panelSessions.panelSessionVerifier({ db: storage.db, clock, secret: secrets.jwtSecret }),
     instanceId: options.instanceId,

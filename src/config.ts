@@ -58,6 +58,15 @@ export interface Config {
   sandboxLatencyMs: number;
   /** How long a processor call may take before the payment is left pending and reconciled later. */
   processorTimeoutMs: number;
+  /**
+   * Where the real processors' SDKs send their calls (a proxy or a test server): STRIPE_API_BASE
+   * (scheme, host, port; default Stripe's own host), ADYEN_CHECKOUT_API_BASE (https; default the host
+   * Adyen's SDK picks for the connection's environment), and ADYEN_CHECKOUT_INSECURE_TLS, which accepts a
+   * self-signed certificate and is honoured only for a loopback ADYEN_CHECKOUT_API_BASE.
+   */
+  processorApis: { stripeApiBase?: string; adyenApiBase?: string; adyenUnverifiedTls: boolean };
+  /** A connection's circuit opens after `failures` unavailable answers in a row, for `coolDownSeconds`. */
+  processorCircuit: { failures: number; coolDownSeconds: number };
   /** THREEDS_CHALLENGE_TTL_SECONDS: a 3-D Secure challenge not answered in time fails the payment. */
   threeDsChallengeTtlSeconds: number;
   /** UPI_COLLECT_TTL_SECONDS: a UPI payment the payer does not answer in time fails (the built-in PSP's TTL too). */
@@ -220,6 +229,17 @@ export function loadConfig(env: Env = process.env): Config {
   const sandboxUrl = url('SANDBOX_URL', read('SANDBOX_URL'), ['http:', 'https:']);
   const sandboxLatencyMs = integer('SANDBOX_LATENCY_MS', 0, 0, 60_000);
   const processorTimeoutMs = integer('PROCESSOR_TIMEOUT_MS', 8000, 50, 60_000);
+  const stripeApiBase = url('STRIPE_API_BASE', read('STRIPE_API_BASE'), ['http:', 'https:']);
+  if (stripeApiBase && !/^https?:\/\/[^/?#]+\/?$/.test(stripeApiBase))
+    problems.push('STRIPE_API_BASE takes a scheme, host and port only (no path)');
+  const adyenApiBase = url('ADYEN_CHECKOUT_API_BASE', read('ADYEN_CHECKOUT_API_BASE'), ['https:']);
+  const adyenInsecureTls = flag('ADYEN_CHECKOUT_INSECURE_TLS') ?? false;
+  if (adyenInsecureTls && !(adyenApiBase && isLoopbackUrl(adyenApiBase)))
+    problems.push('ADYEN_CHECKOUT_INSECURE_TLS is only for a loopback ADYEN_CHECKOUT_API_BASE (a local test server)');
+  const processorCircuit = {
+    failures: integer('PROCESSOR_CIRCUIT_FAILURES', 5, 1, 1000),
+    coolDownSeconds: integer('PROCESSOR_CIRCUIT_COOLDOWN_SECONDS', 30, 1, 3600),
+  };
   const threeDsChallengeTtlSeconds = integer('THREEDS_CHALLENGE_TTL_SECONDS', 600, 30, 86_400);
   const upiCollectTtlSeconds = integer('UPI_COLLECT_TTL_SECONDS', 300, 30, 86_400);
 
@@ -273,6 +293,8 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxUrl,
     sandboxLatencyMs,
     processorTimeoutMs,
+    processorApis: { stripeApiBase, adyenApiBase, adyenUnverifiedTls: adyenInsecureTls },
+    processorCircuit,
     threeDsChallengeTtlSeconds,
     upiCollectTtlSeconds,
     webhookAllowPrivateTargets: allowPrivateTargets ?? !production,
@@ -283,4 +305,10 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken,
     jobRetentionDays,
   };
+}
+
+/** A URL whose host is this machine (127.0.0.0/8, ::1, localhost). */
+function isLoopbackUrl(value: string): boolean {
+  const host = new URL(value).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }

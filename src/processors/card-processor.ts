@@ -101,15 +101,15 @@ export function createCardProcessor(
       }
     },
 
-    async capture(id, amount) {
+    async capture({ processorPaymentId: id }, amount) {
       expectOk(await client.post(`${prefix}/payments/${encodeURIComponent(id)}/capture`, { amount }), 'capture');
     },
 
-    async void(id) {
+    async void({ processorPaymentId: id }) {
       expectOk(await client.post(`${prefix}/payments/${encodeURIComponent(id)}/void`, {}), 'void');
     },
 
-    async refund(id, amount, reference, testHeaders) {
+    async refund({ processorPaymentId: id }, amount, reference, testHeaders) {
       const body = expectOk(
         await client.post(`${prefix}/payments/${encodeURIComponent(id)}/refunds`, { amount, reference }, testHeaders),
         'refund',

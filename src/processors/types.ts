@@ -47,13 +47,27 @@ export interface StatusResult {
   declineReason?: string;
 }
 
+/**
+ * An authorized payment as a follow-up names it: the processor's id, the gateway's reference (`pay_<id>`,
+ * from which follow-ups derive their idempotency keys) and its currency (some processors' modifications
+ * name it). Everything comes from the payment's row, so any instance can follow up on any payment.
+ */
+export interface PaymentAtProcessor {
+  processorPaymentId: string;
+  reference: string;
+  currency: string;
+}
+
+/** What the payer's browser brought back from a 3-D Secure challenge: the return URL's query. */
+export type ChallengeReturn = Record<string, string | undefined>;
+
 export interface Processor {
   readonly name: string;
   authorize(input: AuthorizeInput): Promise<AuthorizeOutcome>;
-  capture(processorPaymentId: string, amount: number): Promise<void>;
-  void(processorPaymentId: string): Promise<void>;
+  capture(payment: PaymentAtProcessor, amount: number): Promise<void>;
+  void(payment: PaymentAtProcessor): Promise<void>;
   refund(
-    processorPaymentId: string,
+    payment: PaymentAtProcessor,
     amount: number,
     reference: string,
     /** Sandbox test controls (test mode only). */
@@ -62,6 +76,14 @@ export interface Processor {
   /** By the gateway's reference: how a timed-out call is settled. Null when the processor never saw it. */
   queryStatus(reference: string): Promise<StatusResult | null>;
   parseCallback(body: ProviderCallback): ProviderEvent;
+  /**
+   * The payer came back from the processor's 3-D Secure challenge: the authorization's outcome, read
+   * from the processor (never from the browser). Absent for processors whose ACS reports by callback.
+   */
+  completeChallenge?(
+    payment: PaymentAtProcessor & { capture: boolean },
+    returned: ChallengeReturn,
+  ): Promise<AuthorizeOutcome>;
 }
 
 /** Callback body as received (decisions.md "Callbacks received"). */

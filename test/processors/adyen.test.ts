@@ -16,7 +16,7 @@ import {
   createAdyenConnector,
   verifyAdyenWebhook,
 } from '../../src/processors/adyen/index.js';
-import { type AuthorizeInput, ProcessorCallError } from '../../src/processors/types.js';
+import type { AuthorizeInput } from '../../src/processors/types.js';
 import { startReceiver } from '../simulators/receiver.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
 
@@ -113,6 +113,14 @@ async function payerAnswers(challengeUrl: string, action: 'approve' | 'deny'): P
   return new URL(answer.headers.get('location') as string);
 }
 
+/** A payment as Processor's follow-ups name it (the authorizations here are in EUR). */
+const atAdyen = (reference: string, processorPaymentId: string) => ({
+  processorPaymentId,
+  reference,
+  currency: 'EUR',
+  capture: true,
+});
+
 describe('Adyen connector: authorizations', () => {
   it('approves and captures at once, with our reference on the payment', async () => {
     const reference = newReference();
@@ -160,7 +168,7 @@ describe('Adyen connector: authorizations', () => {
     expect(ledgerOf(reference)).toMatchObject({ payments: 1, captured: 0 });
     const back = await payerAnswers(outcome.challengeUrl, action);
     expect(back.origin + back.pathname).toBe(RETURN_URL);
-    const completed = await adyen.completeChallenge(outcome.processorPaymentId, {
+    const completed = await adyen.completeChallenge(atAdyen(reference, outcome.processorPaymentId), {
       redirectResult: back.searchParams.get('redirectResult') ?? undefined,
     });
     expect(completed).toMatchObject(result);
@@ -171,15 +179,21 @@ describe('Adyen connector: authorizations', () => {
     const reference = newReference();
     const outcome = await adyen.authorize(authorization(reference, { number: '5454545454545454' }));
     if (outcome.kind !== 'challenge') throw new Error(`no challenge: ${outcome.kind}`);
-    const forged = await adyen.completeChallenge(outcome.processorPaymentId, { redirectResult: 'forged' });
+    const forged = await adyen.completeChallenge(atAdyen(reference, outcome.processorPaymentId), {
+      redirectResult: 'forged',
+    });
     expect(forged).toMatchObject({ kind: 'error', retryable: false });
-    expect(await adyen.completeChallenge(outcome.processorPaymentId, {})).toMatchObject({ kind: 'error' });
+    expect(await adyen.completeChallenge(atAdyen(reference, outcome.processorPaymentId), {})).toMatchObject({
+      kind: 'error',
+    });
     const back = await payerAnswers(outcome.challengeUrl, 'approve');
     const redirectResult = back.searchParams.get('redirectResult') ?? undefined;
-    const completed = await adyen.completeChallenge(outcome.processorPaymentId, { redirectResult });
+    const completed = await adyen.completeChallenge(atAdyen(reference, outcome.processorPaymentId), { redirectResult });
     expect(completed).toMatchObject({ kind: 'approved' });
     // The same return again (a reload) is replayed under the same key: still one payment.
-    expect(await adyen.completeChallenge(outcome.processorPaymentId, { redirectResult })).toEqual(completed);
+    expect(await adyen.completeChallenge(atAdyen(reference, outcome.processorPaymentId), { redirectResult })).toEqual(
+      completed,
+    );
     expect(ledgerOf(reference)).toMatchObject({ payments: 1, captured: 1000 });
   });
 
@@ -206,7 +220,7 @@ describe('Adyen connector: modifications', () => {
     expect(outcome).toMatchObject({ kind: 'approved', captured: false });
     if (outcome.kind !== 'approved') return;
     expect(ledgerOf(reference)).toMatchObject({ authorised: 1000, captured: 0 });
-    await adyen.capture(outcome.processorPaymentId, 1000);
+    await adyen.capture(atAdyen(reference, outcome.processorPaymentId), 1000);
     expect(ledgerOf(reference)).toMatchObject({ captured: 1000 });
     const capture = (await eventsFor(`${reference}-capture-1000`))[0];
     expect(capture).toMatchObject({
@@ -231,7 +245,9 @@ describe('Adyen connector: modifications', () => {
       pspReference: expect.stringMatching(/^[A-Z0-9]{16}$/) as string,
     });
     expect(ledgerOf(reference)).toMatchObject({ authorised: 1000, captured: 600 });
-    await expect(other.capture(outcome.processorPaymentId, 400)).rejects.toBeInstanceOf(ProcessorCallError);
+    // Processor's capture names the payment with its currency: any instance can capture, none twice.
+    await other.capture(atAdyen(reference, outcome.processorPaymentId), 400);
+    expect(ledgerOf(reference)).toMatchObject({ authorised: 1000, captured: 1000 });
     await other.close();
   });
 
@@ -239,7 +255,7 @@ describe('Adyen connector: modifications', () => {
     const reference = newReference();
     const outcome = await adyen.authorize(authorization(reference, { capture: false }));
     if (outcome.kind !== 'approved') throw new Error(`not approved: ${outcome.kind}`);
-    await adyen.void(outcome.processorPaymentId);
+    await adyen.void(atAdyen(reference, outcome.processorPaymentId));
     expect(ledgerOf(reference)).toMatchObject({ authorised: 0, captured: 0 });
     expect(await eventsFor(`${reference}-cancel`)).toMatchObject([
       { eventCode: 'CANCELLATION', success: true, outcome: 'unknown', processorPaymentId: outcome.processorPaymentId },
@@ -251,13 +267,14 @@ describe('Adyen connector: modifications', () => {
     const outcome = await adyen.authorize(authorization(reference));
     if (outcome.kind !== 'approved') throw new Error(`not approved: ${outcome.kind}`);
     const id = outcome.processorPaymentId;
-    const first = await adyen.refund(id, 300, `${reference}-r1`);
+    const at = atAdyen(reference, id);
+    const first = await adyen.refund(at, 300, `${reference}-r1`);
     expect(first).toMatchObject({ status: 'pending' });
-    const again = await adyen.refund(id, 300, `${reference}-r1`);
+    const again = await adyen.refund(at, 300, `${reference}-r1`);
     expect(again.refundId).toBe(first.refundId);
-    await adyen.refund(id, 700, `${reference}-r2`);
+    await adyen.refund(at, 700, `${reference}-r2`);
     expect(ledgerOf(reference)).toMatchObject({ captured: 1000, refunded: 1000 });
-    await adyen.refund(id, 1, `${reference}-r3`);
+    await adyen.refund(at, 1, `${reference}-r3`);
     expect(ledgerOf(reference)).toMatchObject({ refunded: 1000 });
     const refunds = [
       ...(await eventsFor(`${reference}-r1`)),
@@ -382,7 +399,9 @@ describe('Adyen connector: failures and reconciliation', () => {
     const outcome = await adyen.authorize(authorization(reference, { capture: false }));
     if (outcome.kind !== 'approved') throw new Error(`not approved: ${outcome.kind}`);
     sim.next({ match: '/captures', status: 500 });
-    await expect(adyen.capture(outcome.processorPaymentId, 1000)).rejects.toMatchObject({ status: 500 });
+    await expect(adyen.capture(atAdyen(reference, outcome.processorPaymentId), 1000)).rejects.toMatchObject({
+      status: 500,
+    });
     expect(ledgerOf(reference)).toMatchObject({ captured: 0 });
   });
 });

@@ -76,6 +76,14 @@ async function deliveredEvents() {
   return receiver.received.flatMap((r) => verifyStripeWebhook(r.body, r.headers, sim.webhookSecret));
 }
 
+/** A payment as Processor's follow-ups name it. */
+const atStripe = (reference: string, processorPaymentId: string) => ({
+  processorPaymentId,
+  reference,
+  currency: 'eur',
+  capture: false,
+});
+
 describe('Stripe connector: authorization', () => {
   it('approves and captures, with the reference as description and metadata, charging once', async () => {
     const input = payment('4242424242424242');
@@ -135,7 +143,7 @@ describe('Stripe connector: authorization', () => {
     expect(await stripe.queryStatus(input.reference)).toMatchObject({ status: 'challenge' });
     const back = await answerChallenge(outcome.challengeUrl, 'approve');
     expect(back).toMatchObject({ payment_intent: outcome.processorPaymentId, redirect_status: 'succeeded' });
-    expect(await stripe.completeChallenge(outcome.processorPaymentId, back)).toEqual({
+    expect(await stripe.completeChallenge(atStripe(input.reference, outcome.processorPaymentId), back)).toEqual({
       kind: 'approved',
       processorPaymentId: outcome.processorPaymentId,
       captured: false,
@@ -150,13 +158,17 @@ describe('Stripe connector: authorization', () => {
     const back = await answerChallenge(outcome.challengeUrl, 'deny');
     expect(back.redirect_status).toBe('failed');
     const forged = { ...back, redirect_status: 'succeeded' };
-    expect(await stripe.completeChallenge(outcome.processorPaymentId, forged)).toEqual({
+    expect(await stripe.completeChallenge(atStripe(input.reference, outcome.processorPaymentId), forged)).toEqual({
       kind: 'declined',
       processorPaymentId: outcome.processorPaymentId,
       declineCode: '05',
       declineReason: '3-D Secure authentication failed',
     });
-    expect(await stripe.completeChallenge(outcome.processorPaymentId, { payment_intent: 'pi_other' })).toMatchObject({
+    expect(
+      await stripe.completeChallenge(atStripe(input.reference, outcome.processorPaymentId), {
+        payment_intent: 'pi_other',
+      }),
+    ).toMatchObject({
       kind: 'error',
       retryable: false,
     });
@@ -183,23 +195,27 @@ describe('Stripe connector: capture, void, refunds', () => {
     expect(outcome.captured).toBe(false);
     expect(await stripe.queryStatus(input.reference)).toMatchObject({ status: 'approved' });
     expect(charged(input.reference)).toMatchObject({ authorised: 2000, captured: 0 });
-    await stripe.capture(outcome.processorPaymentId, 1500);
+    await stripe.capture(atStripe(input.reference, outcome.processorPaymentId), 1500);
     // The gateway's retry of the same capture replays it.
-    await stripe.capture(outcome.processorPaymentId, 1500);
+    await stripe.capture(atStripe(input.reference, outcome.processorPaymentId), 1500);
     expect(charged(input.reference)).toMatchObject({ payments: 1, authorised: 2000, captured: 1500 });
     expect(await stripe.queryStatus(input.reference)).toMatchObject({ status: 'captured' });
-    await expect(stripe.capture(outcome.processorPaymentId, 500)).rejects.toBeInstanceOf(ProcessorCallError);
+    await expect(stripe.capture(atStripe(input.reference, outcome.processorPaymentId), 500)).rejects.toBeInstanceOf(
+      ProcessorCallError,
+    );
   });
 
   it('voids an authorization, which then cannot be captured', async () => {
     const input = payment('4242424242424242', { capture: false });
     const outcome = await stripe.authorize(input);
     if (outcome.kind !== 'approved') throw new Error(`expected approved, got ${outcome.kind}`);
-    await stripe.void(outcome.processorPaymentId);
-    await stripe.void(outcome.processorPaymentId);
+    await stripe.void(atStripe(input.reference, outcome.processorPaymentId));
+    await stripe.void(atStripe(input.reference, outcome.processorPaymentId));
     expect(intentOf(input.reference)).toMatchObject([{ status: 'canceled', captured: 0 }]);
     expect(await stripe.queryStatus(input.reference)).toMatchObject({ status: 'voided' });
-    const refused = await stripe.capture(outcome.processorPaymentId, 2000).catch((e: unknown) => e);
+    const refused = await stripe
+      .capture(atStripe(input.reference, outcome.processorPaymentId), 2000)
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ProcessorCallError);
     expect((refused as ProcessorCallError).status).toBe(400);
   });
@@ -208,15 +224,21 @@ describe('Stripe connector: capture, void, refunds', () => {
     const input = payment('4242424242424242');
     const outcome = await stripe.authorize(input);
     if (outcome.kind !== 'approved') throw new Error(`expected approved, got ${outcome.kind}`);
-    const partial = await stripe.refund(outcome.processorPaymentId, 500, `rf_${randomUUID()}`);
+    const partial = await stripe.refund(
+      atStripe(input.reference, outcome.processorPaymentId),
+      500,
+      `rf_${randomUUID()}`,
+    );
     expect(partial).toEqual({ refundId: expect.stringMatching(/^re_/), status: 'succeeded' });
     const restReference = `rf_${randomUUID()}`;
-    const rest = await stripe.refund(outcome.processorPaymentId, 1500, restReference);
-    expect(await stripe.refund(outcome.processorPaymentId, 1500, restReference)).toEqual(rest);
-    expect(charged(input.reference)).toMatchObject({ payments: 1, captured: 2000, refunded: 2000 });
-    await expect(stripe.refund(outcome.processorPaymentId, 1, `rf_${randomUUID()}`)).rejects.toBeInstanceOf(
-      ProcessorCallError,
+    const rest = await stripe.refund(atStripe(input.reference, outcome.processorPaymentId), 1500, restReference);
+    expect(await stripe.refund(atStripe(input.reference, outcome.processorPaymentId), 1500, restReference)).toEqual(
+      rest,
     );
+    expect(charged(input.reference)).toMatchObject({ payments: 1, captured: 2000, refunded: 2000 });
+    await expect(
+      stripe.refund(atStripe(input.reference, outcome.processorPaymentId), 1, `rf_${randomUUID()}`),
+    ).rejects.toBeInstanceOf(ProcessorCallError);
     const refunds = (await deliveredEvents()).filter(
       (e) => e.outcome === 'refunded' && e.processorPaymentId === outcome.processorPaymentId,
     );

@@ -1,5 +1,5 @@
 import type { DbContext } from '../../storage/db-context.js';
-import { findCheckoutSettings } from './repository.js';
+import { findCheckoutSettings, findRetryDeclineCodes, type MerchantScope } from './repository.js';
 
 export interface CheckoutSettings {
   /** Origins allowed to frame the hosted checkout (CSP frame-ancestors), besides the gateway-wide ones. */
@@ -27,3 +27,7 @@ export async function checkoutSettingsOf(
     businessName: row?.business_name ?? null,
   };
 }
+
+/** The decline codes the merchant retries on the next processor connection of a path (settings). */
+export const retryDeclineCodesOf = (ctx: Pick<DbContext, 'db'>, scope: MerchantScope): Promise<string[]> =>
+  findRetryDeclineCodes(ctx.db, scope);

@@ -21,6 +21,7 @@ export async function getSettings(ctx: SettingsContext, input: { scope: Merchant
     notifyUrl: row.notify_url,
     checkoutOrigins: row.checkout_origins,
     walletEnabled: row.wallet_enabled,
+    retryDeclineCodes: row.retry_decline_codes,
     eventTypes: row.event_types,
     availableEventTypes: [...EVENT_TYPES],
     webhookSecretPrefix: secretPrefix(ctx.vault.unseal(row.webhook_secret)),

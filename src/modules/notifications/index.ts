@@ -14,7 +14,7 @@ import { sendNotice, type NoticeComposers } from './send-notice.js';
 
 export { notificationRoutes as routes } from './routes.js';
 export { getSettings } from './get-settings.js';
-export { checkoutSettingsOf, type CheckoutSettings } from './checkout-settings.js';
+export { checkoutSettingsOf, retryDeclineCodesOf, type CheckoutSettings } from './checkout-settings.js';
 export {
   deprecationHeaders,
   deprecationOf,

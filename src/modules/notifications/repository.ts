@@ -45,6 +45,7 @@ export function findCheckoutSettings(db: Db, paymentRequestId: number) {
 export type SettingsChanges = Partial<
   Pick<MerchantSettingsTable, 'business_name' | 'notify_url'> & {
     wallet_enabled: boolean;
+    retry_decline_codes: string[];
     endpoint_disabled_at: Date | null;
     endpoint_disabled_reason: string | null;
     checkout_origins: string;
@@ -492,4 +493,15 @@ export function findAttemptsOfEvents(db: Db, eventIds: number[]) {
     .where('event_id', 'in', eventIds)
     .orderBy('id')
     .execute();
+}
+
+/** The decline codes a merchant retries on the next connection; none without settings. */
+export async function findRetryDeclineCodes(db: Db, scope: MerchantScope): Promise<string[]> {
+  const row = await db
+    .selectFrom('merchant_settings')
+    .select('retry_decline_codes')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
+    .executeTakeFirst();
+  return row?.retry_decline_codes ?? [];
 }

@@ -15,12 +15,21 @@ const notifyUrl = Type.String({
   description: 'Default notification URL (http or https; private addresses refused outside development)',
 });
 const origin = Type.String({ minLength: 1, maxLength: 255, description: 'An exact origin, e.g. https://shop.example' });
+const retryDeclineCodes = Type.Array(
+  Type.String({ pattern: '^[0-9A-Z]{2}$', description: 'A decline code, e.g. 05' }),
+  {
+    maxItems: 20,
+    description:
+      'Decline codes retried once on the next processor connection of the same path (soft declines such as 05 or 91); empty: none (the default)',
+  },
+);
 
 export const Settings = Type.Object({
   businessName: nullable(Type.String()),
   notifyUrl: nullable(Type.String()),
   checkoutOrigins: Type.Array(Type.String()),
   walletEnabled: Type.Boolean({ description: 'The hosted checkout offers wallet payments (Google Pay, Apple Pay)' }),
+  retryDeclineCodes,
   eventTypes: nullable(Type.Array(Type.String())),
   availableEventTypes: Type.Array(EventTypeName, {
     description: 'Every event type eventTypes may name (what a settings form offers)',
@@ -44,6 +53,7 @@ export const UpdateSettingsBody = Type.Object(
     walletEnabled: Type.Optional(
       Type.Boolean({ description: 'Offer wallet payments in the hosted checkout (off by default)' }),
     ),
+    retryDeclineCodes: Type.Optional(retryDeclineCodes),
     eventTypes: Type.Optional(
       nullable(Type.Array(EventTypeName, { description: 'null: every type (repeats count once)' })),
     ),

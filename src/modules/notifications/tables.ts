@@ -17,6 +17,8 @@ export interface MerchantSettingsTable {
   endpoint_disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
   /** The hosted checkout offers wallet payments (Google Pay, Apple Pay). */
   wallet_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Decline codes retried on the next processor connection of a payment's path (none by default). */
+  retry_decline_codes: ColumnType<string[], string[] | undefined, string[]>;
   updated_at: Timestamp;
 }
 

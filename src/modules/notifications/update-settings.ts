@@ -32,7 +32,7 @@ export async function updateSettings(
   if (Object.keys(changes).length === 0)
     throw new AppError(
       'VALIDATION_ERROR',
-      'Send at least one of businessName, notifyUrl, checkoutOrigins, walletEnabled, eventTypes',
+      'Send at least one of businessName, notifyUrl, checkoutOrigins, walletEnabled, retryDeclineCodes, eventTypes',
     );
   await checkNotifyUrl(ctx, { field: 'notifyUrl', url: changes.notifyUrl });
   for (const origin of changes.checkoutOrigins ?? []) checkOrigin(origin, scope.livemode);
@@ -47,6 +47,7 @@ export async function updateSettings(
   if (changes.checkoutOrigins !== undefined)
     row.checkout_origins = JSON.stringify([...new Set(changes.checkoutOrigins)]);
   if (changes.walletEnabled !== undefined) row.wallet_enabled = changes.walletEnabled;
+  if (changes.retryDeclineCodes !== undefined) row.retry_decline_codes = [...new Set(changes.retryDeclineCodes)];
   if (changes.eventTypes !== undefined)
     row.event_types = changes.eventTypes === null ? null : JSON.stringify([...new Set(changes.eventTypes)]);
   await updateSettingsRow(ctx.db, scope, row, ctx.clock.now());

@@ -4,6 +4,7 @@ import { normalizeCurrency, toMinor } from '../../lib/money.js';
 import { vaultFields, type CheckedCard } from '../cards/index.js';
 import { assertOpen, findPaymentRequest } from '../payment-requests/index.js';
 import { findPayment, insertAttempt, type CardRow, type PaymentRow } from './repository.js';
+import type { Route } from './routing.js';
 import type { CardPaymentInput, PaymentContext } from './types.js';
 
 /** The card for this submission: already vaulted (token, or a failover's second attempt) or about to be. */
@@ -22,12 +23,12 @@ export interface StoredCard {
  */
 async function whyNotBegun(
   ctx: PaymentContext,
-  input: Pick<CardPaymentInput, 'merchantId' | 'paymentRequestId' | 'expected'>,
+  input: Pick<CardPaymentInput, 'merchantId' | 'mode' | 'paymentRequestId' | 'expected'>,
   now: Date,
 ): Promise<AppError> {
   const request = await findPaymentRequest(
     ctx.db,
-    { merchantId: input.merchantId, livemode: false },
+    { merchantId: input.merchantId, livemode: input.mode === 'live' },
     input.paymentRequestId,
   );
   if (!request) return notFound('payment request');
@@ -72,7 +73,7 @@ export async function beginAttempt(
     payment: CardPaymentInput;
     stored: StoredCard;
     newCard: CheckedCard | undefined;
-    processor: string | undefined;
+    route: Route;
   },
 ): Promise<{ payment: PaymentRow; card: CardRow }> {
   const { stored, newCard } = input;
@@ -85,7 +86,9 @@ export async function beginAttempt(
       paymentRequestId: input.payment.paymentRequestId,
       expected: input.payment.expected ? expectedMinor(input.payment.expected) : undefined,
       card: vaulted ? { vault: vaulted } : { id: stored.row!.id },
-      processor: input.processor,
+      livemode: input.payment.mode === 'live',
+      processor: input.route.processorName,
+      connectionId: input.route.connectionId,
       method: input.payment.source.kind,
       captureDelayHours: input.payment.captureDelayHours,
       payer: input.payment.payer,
@@ -106,7 +109,7 @@ export async function beginAttempt(
     ...vaulted!,
     id: payment.card_id!,
     merchant_id: input.payment.merchantId,
-    livemode: false,
+    livemode: input.payment.mode === 'live',
     usable: false,
     created_at: now,
   };
@@ -125,7 +128,7 @@ export async function beginAttemptWithoutCard(
   ctx: PaymentContext,
   input: Pick<
     CardPaymentInput,
-    'merchantId' | 'paymentRequestId' | 'expected' | 'payer' | 'options' | 'recoveryPoint'
+    'merchantId' | 'mode' | 'paymentRequestId' | 'expected' | 'payer' | 'options' | 'recoveryPoint'
   > & {
     processor: string;
     method: 'upi' | 'wallet';
@@ -133,7 +136,7 @@ export async function beginAttemptWithoutCard(
   },
 ): Promise<{ payment: PaymentRow; resumed: boolean }> {
   const resume = input.recoveryPoint?.resume;
-  const scope = { merchantId: input.merchantId, livemode: false };
+  const scope = { merchantId: input.merchantId, livemode: input.mode === 'live' };
   const earlier = resume ? await findPayment(ctx.db, scope, resume.paymentId) : undefined;
   if (earlier) return { payment: earlier, resumed: true };
   const now = ctx.clock.now();
@@ -141,6 +144,8 @@ export async function beginAttemptWithoutCard(
   try {
     payment = await insertAttempt(ctx.db, {
       ...input,
+      livemode: scope.livemode,
+      connectionId: null,
       expected: input.expected ? expectedMinor(input.expected) : undefined,
       card: null,
       now,

@@ -33,8 +33,11 @@ export interface NewAttempt {
   expected?: { minor: number; currency: string };
   /** A card to vault with this attempt, or the id of one already stored; none for UPI. */
   card: { vault: VaultedCard } | { id: number } | null;
+  livemode: boolean;
   /** undefined: the merchant's default processor. */
   processor: string | undefined;
+  /** The processor connection the attempt goes through; null: the built-in sandbox processor. */
+  connectionId: string | null;
   method: string;
   /** Null: the payment request's. */
   captureDelayHours: number | null;
@@ -118,7 +121,7 @@ function beginStatement(shape: AttemptShape): HotStatement<PaymentRow> {
         : sql``;
       const card = (): Partial<Record<keyof CardRow, Expression<unknown>>> => ({
         merchant_id: merchantId,
-        livemode: sql`false`,
+        livemode: value('livemode', 'boolean'),
         ...mapValues(VAULTED, (type, column) => value(column, type)),
         created_at: now,
       });
@@ -132,11 +135,12 @@ function beginStatement(shape: AttemptShape): HotStatement<PaymentRow> {
         : sql``;
       const payment: Partial<Record<keyof PaymentRow, Expression<unknown>>> = {
         merchant_id: merchantId,
-        livemode: sql`false`,
+        livemode: value('livemode', 'boolean'),
         payment_request_id: sql`request.id`,
         status: sql`'pending'`,
         method: value('method', 'text'),
         processor: sql`coalesce(${value('processor', 'text')}, request.default_processor)`,
+        processor_connection_id: value('connectionId', 'text'),
         amount: sql`request.amount`,
         currency: sql`request.currency`,
         card_id: vault ? sql`card.id` : shape.card === 'stored' ? value('cardId', 'bigint') : sql`null::bigint`,
@@ -160,7 +164,7 @@ function beginStatement(shape: AttemptShape): HotStatement<PaymentRow> {
       request as (
         update payment_requests r set status = 'processing', updated_at = ${now}
         from calls, merchants m
-        where r.id = ${value('paymentRequestId', 'bigint')} and r.merchant_id is not distinct from ${merchantId} and r.livemode = false
+        where r.id = ${value('paymentRequestId', 'bigint')} and r.merchant_id is not distinct from ${merchantId} and r.livemode = ${value('livemode', 'boolean')}
           and m.id = r.merchant_id
           and r.status in (${sql.join(requestSourcesFor('processing'))}) and (r.expires_at is null or r.expires_at > ${now})
           ${amountMatches}

@@ -2,6 +2,7 @@ import { AppError, conflict, notFound } from '../../errors.js';
 import { ProcessorCallError } from '../../processors/types.js';
 import { movePayment } from './move-payment.js';
 import { findPayment, type PaymentRow, type Scope } from './repository.js';
+import { atProcessor, connectionGone, processorOf } from './routing.js';
 import type { PaymentContext } from './types.js';
 
 type FollowUp = { scope: Scope; paymentId: number };
@@ -20,9 +21,10 @@ export async function capturePayment(ctx: PaymentContext, input: FollowUp): Prom
     throw conflict(`Only an authorized payment can be captured; this one is ${payment.status}`, {
       status: payment.status,
     });
-  const processor = ctx.processors.get(payment.processor)!;
+  const processor = await processorOf(ctx, payment);
+  if (!processor) throw connectionGone(payment);
   try {
-    await processor.capture(payment.processor_payment_id!, payment.amount);
+    await processor.capture(atProcessor(payment), payment.amount);
   } catch (error) {
     // 409: a concurrent capture (the scheduled job, a retry) got there first; the state below tells.
     if (!(error instanceof ProcessorCallError && error.status === 409))
@@ -41,8 +43,10 @@ export async function cancelPayment(ctx: PaymentContext, input: FollowUp): Promi
     throw conflict(`Only an authorized payment can be canceled; this one is ${payment.status}`, {
       status: payment.status,
     });
+  const processor = await processorOf(ctx, payment);
+  if (!processor) throw connectionGone(payment);
   try {
-    await ctx.processors.get(payment.processor)!.void(payment.processor_payment_id!);
+    await processor.void(atProcessor(payment));
   } catch (error) {
     throw processorFailed('void', payment.id, error);
   }

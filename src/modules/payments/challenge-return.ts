@@ -1,11 +1,38 @@
-import type { PaymentsContext } from './context.js';
+import type { ChallengeReturn } from '../../processors/types.js';
 import { notFound } from '../../errors.js';
 import { hmacHex, safeEqual } from '../../lib/crypto.js';
 import { httpUrlOf } from '../../lib/return-url.js';
 import { checkoutPageUrl } from '../payment-requests/index.js';
-import { findPaymentById } from './repository.js';
+import { findPaymentById, type PaymentRow } from './repository.js';
+import { atProcessor, processorOf } from './routing.js';
+import { settlePayment } from './settle.js';
+import { toSettlement } from './settlement-of.js';
+import type { PaymentContext } from './types.js';
 
-type ReturnContext = Pick<PaymentsContext, 'db' | 'config' | 'secrets'>;
+type ReturnContext = PaymentContext;
+
+/**
+ * A real processor's challenge ends on this return: the authorization's outcome is read from the
+ * processor (Stripe's PaymentIntent, Adyen's /payments/details with the redirectResult), never from
+ * the browser's query, and settled like any answer. The sandbox's ACS reports by callback instead.
+ * Undefined when nothing was settled here (another path settled it, or there was no answer in time:
+ * reconciliation or the processor's webhook then does).
+ */
+async function completeAtProcessor(
+  ctx: ReturnContext,
+  payment: PaymentRow,
+  returned: ChallengeReturn,
+): Promise<PaymentRow | undefined> {
+  if (payment.status !== 'requires_action' || payment.processor_payment_id === null) return undefined;
+  const processor = await processorOf(ctx, payment);
+  if (!processor?.completeChallenge) return undefined;
+  const outcome = await processor.completeChallenge(
+    { ...atProcessor(payment), capture: payment.capture_delay_hours === 0 },
+    returned,
+  );
+  const settlement = toSettlement(outcome);
+  return settlement && (await settlePayment(ctx, { payment, settlement }));
+}
 
 /** Where the payer lands after the outcome is known: the merchant's page, or the gateway's own result page. */
 export type ChallengeLanding =
@@ -33,11 +60,12 @@ export function challengeReturnUrl(ctx: ReturnContext, paymentId: number): strin
  */
 export async function returnFromChallenge(
   ctx: ReturnContext,
-  input: { paymentId: number; signature: string },
+  input: { paymentId: number; signature: string; returned: ChallengeReturn },
 ): Promise<ChallengeLanding> {
   if (!safeEqual(input.signature, signature(ctx, input.paymentId))) throw notFound('payment');
-  const payment = await findPaymentById(ctx.db, input.paymentId);
-  if (!payment) throw notFound('payment');
+  const found = await findPaymentById(ctx.db, input.paymentId);
+  if (!found) throw notFound('payment');
+  const payment = (await completeAtProcessor(ctx, found, input.returned)) ?? found;
   if (payment.options.startedFrom === 'checkout') {
     const page = new URL(checkoutPageUrl(ctx.config.checkoutUrl, payment.payment_request_id));
     page.searchParams.set('paymentId', String(payment.id));

@@ -6,9 +6,11 @@ import {
   claimStalePending,
   claimUnfinishedRefunds,
   findPayment,
+  findPaymentById,
   findUnanswered,
   type PaymentRow,
 } from './repository.js';
+import { processorOf } from './routing.js';
 import { settlePayment } from './settle.js';
 import type { PaymentStatus } from './tables.js';
 import type { PaymentContext, Settlement } from './types.js';
@@ -132,17 +134,16 @@ async function expireUnanswered(ctx: PaymentContext, input: Unanswered): Promise
 export function paymentJobs(ctx: PaymentContext): JobHandlers {
   return {
     'payment.capture': async ({ paymentId, merchantId }) => {
-      const scope = { merchantId, livemode: false };
-      const payment = await findPayment(ctx.db, scope, paymentId);
-      if (!payment || payment.status !== 'authorized') return;
-      await capturePayment(ctx, { scope, paymentId });
+      const payment = await findPaymentById(ctx.db, paymentId);
+      if (!payment || payment.merchant_id !== merchantId || payment.status !== 'authorized') return;
+      await capturePayment(ctx, { scope: { merchantId, livemode: payment.livemode }, paymentId });
     },
   };
 }
 
 /** Asks the processor by our reference and settles the payment; leaves it pending while the processor does. */
 export async function reconcile(ctx: PaymentContext, payment: PaymentRow): Promise<void> {
-  const processor = ctx.processors.get(payment.processor);
+  const processor = await processorOf(ctx, payment);
   if (!processor) return;
   const status = await processor.queryStatus(`pay_${payment.id}`);
   let settlement: Settlement;

@@ -1,9 +1,10 @@
 import type { PaymentsContext } from './context.js';
-import type { ProcessorRegistry } from '../../processors/registry.js';
+import type { Processor } from '../../processors/types.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEvent, CallbackHandlerMap } from '../callbacks/index.js';
 import type { Vault } from '../cards/index.js';
 import { lockPaymentForCallback, type PaymentRow } from './repository.js';
+import { processorOf } from './routing.js';
 import { settlePayment } from './settle.js';
 import type { Settlement } from './types.js';
 
@@ -13,7 +14,7 @@ import type { Settlement } from './types.js';
  * events are harmless: the state machine refuses any backwards move.
  */
 export function paymentCallbackHandlers(
-  ctx: Pick<PaymentsContext, 'clock' | 'logger' | 'processors' | 'vault'>,
+  ctx: Pick<PaymentsContext, 'clock' | 'logger' | 'processors' | 'vault' | 'connectors' | 'connectionHealth'>,
 ): CallbackHandlerMap {
   const onOutcome = async (event: CallbackEvent, trx: Db) => {
     const payment = await paymentFor(trx, event);
@@ -26,7 +27,7 @@ export function paymentCallbackHandlers(
         ? threeDsSettlement(ctx.vault, event, payment)
         : payment.method === 'upi'
           ? upiSettlement(event)
-          : processorSettlement(ctx.processors, event, payment);
+          : processorSettlement(await processorOf({ ...ctx, db: trx }, payment), event, payment);
     if (!settlement) return;
     await settlePayment({ db: trx, clock: ctx.clock }, { payment, settlement });
   };
@@ -58,11 +59,10 @@ function upiSettlement(event: CallbackEvent): Settlement | undefined {
 
 /** A processor's outcome callback, read by that processor's own parseCallback. */
 function processorSettlement(
-  processors: ProcessorRegistry,
+  processor: Processor | undefined,
   event: CallbackEvent,
   payment: PaymentRow,
 ): Settlement | undefined {
-  const processor = processors.get(payment.processor);
   if (!processor) return undefined;
   const parsed = processor.parseCallback(event.body);
   const processorPaymentId = parsed.processorPaymentId;

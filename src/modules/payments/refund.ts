@@ -17,6 +17,7 @@ import {
   type PaymentRow,
   type Scope,
 } from './repository.js';
+import { atProcessor, connectionGone, processorOf } from './routing.js';
 import type { PaymentContext } from './types.js';
 
 type RefundRow = NonNullable<Awaited<ReturnType<typeof findRefund>>>;
@@ -70,6 +71,7 @@ export async function refundPayment(ctx: PaymentContext, input: RefundInput): Pr
     amount = minor;
   }
   if (amount <= 0 || amount > remaining) throw exceeds(input.amount ?? null);
+  if (!(await processorOf(ctx, payment))) throw connectionGone(payment);
   const now = ctx.clock.now();
 
   const refund = await inTransaction(ctx, async (trx) => {
@@ -102,10 +104,11 @@ export async function askProcessor(
   testHeaders?: Record<string, string>,
 ): Promise<RefundRow> {
   let outcome: { refundId: string | null; status: 'succeeded' | 'pending' | 'failed' };
+  // Its connection removed since: the refund stays unfinished, answered as pending.
+  const processor = await processorOf(ctx, payment);
+  if (!processor) return refund;
   try {
-    outcome = await ctx.processors
-      .get(payment.processor)!
-      .refund(payment.processor_payment_id!, refund.amount, `rf_${refund.id}`, testHeaders);
+    outcome = await processor.refund(atProcessor(payment), refund.amount, `rf_${refund.id}`, testHeaders);
   } catch (error) {
     const refused = error instanceof ProcessorCallError && error.status !== undefined && error.status < 500;
     if (!refused) return refund;

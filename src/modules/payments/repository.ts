@@ -101,14 +101,14 @@ export async function findCardsOf(db: Db, payments: PaymentRow[]): Promise<Map<n
   return new Map(rows.map((card) => [card.id, card]));
 }
 
-/** A stored card a test-mode payment may use again: by token hash, the merchant's, approved once. */
-export async function findUsableCard(db: Db, merchantId: number, tokenHash: string) {
+/** A stored card a payment of the same mode may use again: by token hash, the merchant's, approved once. */
+export async function findUsableCard(db: Db, scope: Scope, tokenHash: string) {
   return db
     .selectFrom('cards')
     .selectAll()
     .where('token_hash', '=', tokenHash)
-    .where('merchant_id', '=', merchantId)
-    .where('livemode', '=', false)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('livemode', '=', scope.livemode)
     .where('usable', '=', true)
     .executeTakeFirst();
 }

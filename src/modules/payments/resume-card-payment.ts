@@ -1,3 +1,4 @@
+import type { KeyMode } from '../api-keys/index.js';
 import { cardPaymentResult } from './card-payment-result.js';
 import { reconcile } from './jobs.js';
 import { findCard, findPayment } from './repository.js';
@@ -13,9 +14,9 @@ import type { CardPaymentResult, PaymentContext, RecoveryPoint } from './types.j
  */
 export async function resumeCardPayment(
   ctx: PaymentContext,
-  input: { merchantId: number; resume: NonNullable<RecoveryPoint['resume']> },
+  input: { merchantId: number; mode: KeyMode; resume: NonNullable<RecoveryPoint['resume']> },
 ): Promise<CardPaymentResult | undefined> {
-  const scope = { merchantId: input.merchantId, livemode: false };
+  const scope = { merchantId: input.merchantId, livemode: input.mode === 'live' };
   let payment = await findPayment(ctx.db, scope, input.resume.paymentId);
   if (payment?.status === 'pending') {
     await reconcile(ctx, payment);

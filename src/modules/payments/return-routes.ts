@@ -5,7 +5,14 @@ import { escapeHtml } from '../../lib/html.js';
 import { returnFromChallenge, type ChallengeLanding } from './challenge-return.js';
 import { PaymentIdParams } from './schemas.js';
 
-const ReturnQuery = Type.Object({ signature: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
+/** The gateway's signature, and what a real processor appends to the return URL (its own names). */
+const ReturnQuery = Type.Object({
+  signature: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  payment_intent: Type.Optional(Type.String({ maxLength: 255 })),
+  payment_intent_client_secret: Type.Optional(Type.String({ maxLength: 255 })),
+  redirect_status: Type.Optional(Type.String({ maxLength: 64 })),
+  redirectResult: Type.Optional(Type.String({ maxLength: 20_000 })),
+});
 
 /** The payer's browser, back from the 3-D Secure challenge page (challenge-return.ts). */
 export function challengeReturnRoutes(app: App, ctx: PaymentsContext): void {
@@ -30,10 +37,8 @@ export function challengeReturnRoutes(app: App, ctx: PaymentsContext): void {
       config: { auth: 'none', errorShape: 'problem' },
     },
     async (request, reply) => {
-      const landing = await returnFromChallenge(ctx, {
-        paymentId: request.params.paymentId,
-        signature: request.query.signature,
-      });
+      const { signature, ...returned } = request.query;
+      const landing = await returnFromChallenge(ctx, { paymentId: request.params.paymentId, signature, returned });
       if (landing.kind === 'redirect') {
         // The location is an http(s) URL as URL serializes it (challenge-return.ts); on the page it is escaped all the same.
         const href = escapeHtml(landing.location);

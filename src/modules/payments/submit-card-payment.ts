@@ -2,14 +2,18 @@ import { AppError, notFound } from '../../errors.js';
 import { randomBase62, sha256Hex } from '../../lib/crypto.js';
 import type { AuthorizeOutcome } from '../../processors/types.js';
 import { checkCard, isExpired, type CheckedCard } from '../cards/index.js';
+import type { ConnectionSlot } from '../processor-connections/index.js';
+import { retryDeclineCodesOf } from '../notifications/index.js';
 import { beginAttempt, type StoredCard } from './begin-attempt.js';
 import { cardPaymentResult } from './card-payment-result.js';
 import { challengeReturnUrl } from './challenge-return.js';
 import { refuseLiveMode } from './live-mode.js';
 import { resumeCardPayment } from './resume-card-payment.js';
 import { findPayment, findUsableCard, type CardRow, type PaymentRow } from './repository.js';
+import { connectionRoutes, everyCircuitOpen, slotOf, type Route } from './routing.js';
 import { settlePayment } from './settle.js';
-import type { CardPaymentInput, CardPaymentResult, PaymentContext, Settlement } from './types.js';
+import { toSettlement } from './settlement-of.js';
+import type { CardPaymentInput, CardPaymentResult, PaymentContext } from './types.js';
 import { checkNotifyUrl } from '../notifications/index.js';
 
 const CARD_TOKEN_PREFIX = 'ctok_';
@@ -23,30 +27,81 @@ const CARD_TOKEN_PREFIX = 'ctok_';
  */
 export async function submitCardPayment(ctx: PaymentContext, input: CardPaymentInput): Promise<CardPaymentResult> {
   const now = ctx.clock.now();
-  refuseLiveMode(input, 'card processor');
+  if (input.mode === 'live' && input.isSandbox === true) refuseLiveMode(input, 'card processor');
   await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl });
   const resume = input.recoveryPoint?.resume;
-  const resumed = resume ? await resumeCardPayment(ctx, { merchantId: input.merchantId, resume }) : undefined;
+  const resumed = resume
+    ? await resumeCardPayment(ctx, { merchantId: input.merchantId, mode: input.mode, resume })
+    : undefined;
   if (resumed) return resumed;
+  const slot = slotOf(input.processor);
+  const routes = await connectionRoutes(ctx, { merchantId: input.merchantId, mode: input.mode, slot });
   const card = input.source.kind === 'card' ? checkCard(input.source, now) : undefined;
   const stored: StoredCard = card
     ? { pan: card.number, cvv: card.cvv, token: `${CARD_TOKEN_PREFIX}${randomBase62(32)}` }
-    : await storedCard(ctx, input.merchantId, (input.source as { token: string }).token, now);
-
-  const first = await attempt(ctx, input, stored, card, input.processor);
-  if (first.retryableError && input.failover) {
-    const alternative = ctx.processors.alternative(first.payment.processor);
-    if (alternative) {
-      // The first attempt created nothing at its processor; the card row is reused, not stored twice.
-      const second = await attempt(ctx, input, { ...stored, row: first.card }, undefined, alternative.name);
-      return cardPaymentResult(second.payment, second.card, stored.token);
-    }
-  }
-  return cardPaymentResult(first.payment, first.card, stored.token);
+    : await storedCard(ctx, input, (input.source as { token: string }).token, now);
+  const result =
+    routes.length > 0
+      ? await throughConnections(ctx, input, { stored, card, routes, slot })
+      : await throughSandbox(ctx, input, { stored, card });
+  return cardPaymentResult(result.payment, result.card, stored.token);
 }
 
-async function storedCard(ctx: PaymentContext, merchantId: number, token: string, now: Date): Promise<StoredCard> {
-  const row = await findUsableCard(ctx.db, merchantId, sha256Hex(token));
+type Attempted = Awaited<ReturnType<typeof attempt>>;
+
+/**
+ * The merchant's connections for the path, highest priority first. The next one is tried only when
+ * nothing can have been charged: the connection refused before creating anything (retryable), or
+ * its circuit is open; or, when the merchant asks for it, the issuer declined with one of the codes
+ * the merchant retries. A time-out stops here: the payment stays pending and is reconciled.
+ */
+async function throughConnections(
+  ctx: PaymentContext,
+  input: CardPaymentInput,
+  how: { stored: StoredCard; card: CheckedCard | undefined; routes: Route[]; slot: ConnectionSlot },
+): Promise<Attempted> {
+  let last: Attempted | undefined;
+  let retryCodes: string[] | undefined;
+  for (const [index, route] of how.routes.entries()) {
+    if (!ctx.circuits.allow(route.connectionId!)) continue;
+    // After a first attempt the card is stored: the next attempt reuses its row.
+    const stored = last ? { ...how.stored, row: last.card } : how.stored;
+    last = await attempt(ctx, input, stored, last ? undefined : how.card, route);
+    if (index === how.routes.length - 1 || last.payment.status !== 'failed') break;
+    if (last.retryableError) continue;
+    if (last.payment.failure_code !== 'card_declined') break;
+    retryCodes ??= await retryDeclineCodesOf(ctx, { merchantId: input.merchantId, livemode: input.mode === 'live' });
+    if (!retryCodes?.includes(last.payment.decline_code ?? '')) break;
+  }
+  if (!last) throw everyCircuitOpen(how.slot);
+  return last;
+}
+
+/** No connection (test mode): the built-in sandbox processor of the path; h2h fails over once to the other. */
+async function throughSandbox(
+  ctx: PaymentContext,
+  input: CardPaymentInput,
+  how: { stored: StoredCard; card: CheckedCard | undefined },
+): Promise<Attempted> {
+  const sandboxRoute = (processorName: string | undefined): Route => ({ processorName, connectionId: null });
+  const first = await attempt(ctx, input, how.stored, how.card, sandboxRoute(input.processor));
+  const alternative = first.retryableError && input.failover && ctx.processors.alternative(first.payment.processor);
+  if (!alternative) return first;
+  // The first attempt created nothing at its processor; the card row is reused, not stored twice.
+  return attempt(ctx, input, { ...how.stored, row: first.card }, undefined, sandboxRoute(alternative.name));
+}
+
+async function storedCard(
+  ctx: PaymentContext,
+  input: Pick<CardPaymentInput, 'merchantId' | 'mode'>,
+  token: string,
+  now: Date,
+): Promise<StoredCard> {
+  const row = await findUsableCard(
+    ctx.db,
+    { merchantId: input.merchantId, livemode: input.mode === 'live' },
+    sha256Hex(token),
+  );
   if (!row) throw notFound('card token');
   if (isExpired({ month: row.exp_month, year: row.exp_year }, now)) {
     throw new AppError('INVALID_CARD', 'The stored card has expired', {
@@ -56,17 +111,20 @@ async function storedCard(ctx: PaymentContext, merchantId: number, token: string
   return { row, pan: ctx.vault.decrypt(row.pan_ciphertext, row.key_id), token: null };
 }
 
-/** One authorization attempt on one processor (the merchant's default when none is named): commit pending, call, settle. */
+/**
+ * One authorization attempt on one route: commit pending, call, settle. The connection's circuit
+ * learns whether the processor answered (any answer) or was unavailable.
+ */
 async function attempt(
   ctx: PaymentContext,
   input: CardPaymentInput,
   stored: StoredCard,
   newCard: CheckedCard | undefined,
-  processorName: string | undefined,
+  route: Route,
 ): Promise<{ payment: PaymentRow; card: CardRow; retryableError: boolean }> {
-  const { payment, card } = await beginAttempt(ctx, { payment: input, stored, newCard, processor: processorName });
+  const { payment, card } = await beginAttempt(ctx, { payment: input, stored, newCard, route });
 
-  const processor = ctx.processors.get(payment.processor);
+  const processor = route.connector ?? ctx.processors.get(payment.processor);
   const outcome: AuthorizeOutcome = processor
     ? await processor.authorize({
         reference: `pay_${payment.id}`,
@@ -85,48 +143,16 @@ async function attempt(
           returnUrl: challengeReturnUrl(ctx, payment.id),
           browserInfo: input.options.browserInfo ?? undefined,
         },
-        testHeaders: input.testHeaders,
+        testHeaders: route.connector ? undefined : input.testHeaders,
       })
     : { kind: 'error', retryable: true, message: `processor ${payment.processor} is not configured` };
+  const unavailable = outcome.kind === 'timeout' || (outcome.kind === 'error' && outcome.retryable);
+  if (route.connectionId !== null) ctx.circuits.record(route.connectionId, !unavailable);
 
   const settlement = toSettlement(outcome);
   const settled = settlement ? await settlePayment(ctx, { payment, settlement }) : undefined;
   // Undefined: still pending (time-out) or a callback settled it first; either way read what is true now.
   const current =
-    settled ?? (await findPayment(ctx.db, { merchantId: input.merchantId, livemode: false }, payment.id))!;
+    settled ?? (await findPayment(ctx.db, { merchantId: input.merchantId, livemode: payment.livemode }, payment.id))!;
   return { payment: current, card, retryableError: outcome.kind === 'error' && outcome.retryable };
-}
-
-/** A processor's answer to an authorization as a settlement; undefined when there was no answer in time. */
-export function toSettlement(outcome: AuthorizeOutcome): Settlement | undefined {
-  switch (outcome.kind) {
-    case 'approved':
-      return {
-        kind: 'approved',
-        processorPaymentId: outcome.processorPaymentId,
-        captured: outcome.captured,
-        // Frictionless 3-D Secure: authenticated by the issuer without a challenge.
-        ...(outcome.eci ? { threeDs: { result: 'Y', eci: outcome.eci, authenticationValue: null } } : {}),
-      };
-    case 'declined':
-      return {
-        kind: 'declined',
-        processorPaymentId: outcome.processorPaymentId,
-        declineCode: outcome.declineCode,
-        declineReason: outcome.declineReason,
-      };
-    case 'challenge':
-      return { kind: 'challenge', processorPaymentId: outcome.processorPaymentId, challengeUrl: outcome.challengeUrl };
-    case 'pending':
-      return { kind: 'pending', processorPaymentId: outcome.processorPaymentId };
-    case 'error':
-      return {
-        kind: 'failed',
-        processorPaymentId: null,
-        failureCode: 'processor_error',
-        declineReason: outcome.message,
-      };
-    case 'timeout':
-      return undefined;
-  }
 }

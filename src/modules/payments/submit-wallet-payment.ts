@@ -3,7 +3,7 @@ import { challengeReturnUrl } from './challenge-return.js';
 import { refuseLiveMode } from './live-mode.js';
 import { findPayment, type PaymentRow } from './repository.js';
 import { settlePayment } from './settle.js';
-import { toSettlement } from './submit-card-payment.js';
+import { toSettlement } from './settlement-of.js';
 import type { PaymentContext, WalletPaymentInput } from './types.js';
 import { checkNotifyUrl } from '../notifications/index.js';
 

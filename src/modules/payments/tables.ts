@@ -40,7 +40,10 @@ export interface PaymentsTable {
   payment_request_id: number;
   status: PaymentStatus;
   method: 'card' | 'token' | 'upi' | 'wallet';
+  /** A sandbox processor's name (acme, globex, wallet, upi), or the real processor: stripe, adyen. */
   processor: string;
+  /** The merchant's processor connection (`pc_…`) the attempt went through; null for the built-in sandbox. */
+  processor_connection_id: ColumnType<string | null, string | null | undefined, string | null>;
   processor_payment_id: string | null;
   /** Integer minor units. */
   amount: number;

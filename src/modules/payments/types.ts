@@ -6,7 +6,10 @@ import type { CardRow, PaymentRow } from './repository.js';
 import type { PaymentOptions, SubmittedPayer } from './schemas.js';
 
 /** What the payment actions use of the context; `db` may be the caller's transaction. */
-export type PaymentContext = Pick<PaymentsContext, 'db' | 'clock' | 'vault' | 'processors' | 'config' | 'secrets'>;
+export type PaymentContext = Pick<
+  PaymentsContext,
+  'db' | 'clock' | 'vault' | 'processors' | 'connectors' | 'circuits' | 'connectionHealth' | 'config' | 'secrets'
+>;
 
 export type CardSource = ({ kind: 'card' } & TypedCard) | { kind: 'token'; token: string };
 

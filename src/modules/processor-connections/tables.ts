@@ -1,5 +1,5 @@
 /** Processor connections belong to the processor-connections module, which alone reads and writes them. */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp } from '../../storage/schema.js';
 import type { KeyMode } from '../api-keys/index.js';
 
@@ -31,8 +31,19 @@ export interface ProcessorConnectionsTable {
   updated_at: Timestamp;
 }
 
+/**
+ * What a connector sent for one authorization, by the gateway's reference (`pay_<id>`): the Stripe
+ * connector's journal, so that any instance settles a timed-out authorization. Never card data.
+ */
+export interface ProcessorAttemptsTable {
+  reference: string;
+  facts: ColumnType<Record<string, unknown>, string, string>;
+  created_at: ColumnType<Date, Date | undefined, never>;
+}
+
 declare module '../../storage/schema.js' {
   interface Database {
     processor_connections: ProcessorConnectionsTable;
+    processor_attempts: ProcessorAttemptsTable;
   }
 }

@@ -1,19 +1,11 @@
 import { createHash } from 'node:crypto';
 import { type AuthorizeInput, type AuthorizeOutcome, ProcessorCallError, type StatusResult } from '../types.js';
 import { authorizationFailure, failureOf } from './call-failures.js';
-import { LapsingMap } from './memory.js';
 import { outcomeOf, type PaymentAnswer } from './outcomes.js';
 import { type PaymentRequest, paymentRequestFor } from './payment-request.js';
 import { checkoutApiFor } from './sdk-client.js';
 import type { AdyenConnectorOptions, AdyenProcessor, AdyenReceipt } from './types.js';
 import { eventOfCallback } from './webhook.js';
-
-/** What this instance saw of a payment: what Processor's capture/void/refund do not carry. */
-interface Seen {
-  reference: string;
-  currency: string;
-  capture: boolean;
-}
 
 /**
  * The Adyen connector over the official SDK (`@adyen/api-library`, Checkout API v72). Every call
@@ -29,22 +21,8 @@ interface Seen {
 export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProcessor {
   const checkout = checkoutApiFor(options);
   const { merchantAccount } = options.credentials;
-  const seen = new LapsingMap<Seen>(24 * 60 * 60 * 1000);
-
-  const remember = (answer: PaymentAnswer, facts: Seen) => {
-    seen.set(facts.reference, facts);
-    if (answer.pspReference) seen.set(answer.pspReference, facts);
-  };
-
-  const sendPayment = async (request: PaymentRequest): Promise<PaymentAnswer> => {
-    const answer = await checkout.PaymentsApi.payments(request, { idempotencyKey: request.reference });
-    remember(answer, {
-      reference: request.reference,
-      currency: request.amount.currency,
-      capture: request.captureDelayHours === 0,
-    });
-    return answer;
-  };
+  const sendPayment = (request: PaymentRequest): Promise<PaymentAnswer> =>
+    checkout.PaymentsApi.payments(request, { idempotencyKey: request.reference });
 
   const modification = async (
     what: string,
@@ -62,17 +40,6 @@ export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProce
     }
   };
 
-  /** Processor's capture/void/refund name no currency: this instance must have seen the payment. */
-  const seenPayment = (processorPaymentId: string, what: string): Seen => {
-    const facts = seen.get(processorPaymentId);
-    if (!facts) {
-      throw new ProcessorCallError(
-        `Adyen ${what} needs the payment's currency, unknown here for ${processorPaymentId}: use the connector's ${what}Payment`,
-      );
-    }
-    return facts;
-  };
-
   const connector: AdyenProcessor = {
     name: 'adyen',
 
@@ -88,19 +55,15 @@ export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProce
       }
     },
 
-    async completeChallenge(processorPaymentId, returnParams) {
-      const redirectResult = returnParams.redirectResult;
+    async completeChallenge(payment, returned) {
+      const redirectResult = returned.redirectResult;
       if (!redirectResult) return { kind: 'error', retryable: false, message: 'the return carries no redirectResult' };
-      const facts = seen.get(processorPaymentId);
       try {
         const answer = await checkout.PaymentsApi.paymentsDetails(
           { details: { redirectResult } },
-          { idempotencyKey: detailsKey(facts?.reference ?? processorPaymentId, redirectResult) },
+          { idempotencyKey: detailsKey(payment.reference, redirectResult) },
         );
-        const reference = answer.merchantReference ?? facts?.reference ?? processorPaymentId;
-        const capture = facts?.capture ?? false;
-        remember(answer, { reference, currency: answer.amount?.currency ?? facts?.currency ?? '', capture });
-        return outcomeOf(answer, reference, capture);
+        return outcomeOf(answer, payment.reference, payment.capture);
       } catch (error) {
         // Sent again with the same redirectResult, the call is replayed under the same key.
         return authorizationFailure(failureOf(error));
@@ -134,26 +97,26 @@ export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProce
         ),
       ),
 
-    async capture(processorPaymentId, amount) {
-      const facts = seenPayment(processorPaymentId, 'capture');
+    async capture(payment, amount) {
       await connector.capturePayment({
-        processorPaymentId,
-        reference: `${facts.reference}-capture-${amount}`,
-        amount: { value: amount, currency: facts.currency },
+        processorPaymentId: payment.processorPaymentId,
+        reference: `${payment.reference}-capture-${amount}`,
+        amount: { value: amount, currency: payment.currency },
       });
     },
 
-    async void(processorPaymentId) {
-      const facts = seenPayment(processorPaymentId, 'cancel');
-      await connector.cancelPayment({ processorPaymentId, reference: `${facts.reference}-cancel` });
+    async void(payment) {
+      await connector.cancelPayment({
+        processorPaymentId: payment.processorPaymentId,
+        reference: `${payment.reference}-cancel`,
+      });
     },
 
-    async refund(processorPaymentId, amount, reference) {
-      const facts = seenPayment(processorPaymentId, 'refund');
+    async refund(payment, amount, reference) {
       const receipt = await connector.refundPayment({
-        processorPaymentId,
+        processorPaymentId: payment.processorPaymentId,
         reference,
-        amount: { value: amount, currency: facts.currency },
+        amount: { value: amount, currency: payment.currency },
       });
       // Adyen refunds asynchronously: the REFUND notification settles it.
       return { refundId: receipt.pspReference, status: 'pending' };
@@ -170,9 +133,7 @@ export function createAdyenConnector(options: AdyenConnectorOptions): AdyenProce
 
     parseCallback: eventOfCallback,
 
-    async close() {
-      seen.clear();
-    },
+    async close() {},
   };
   return connector;
 }

@@ -1,4 +1,4 @@
-import type { AuthorizeOutcome, Processor, ProviderEvent } from '../types.js';
+import type { AuthorizeOutcome, PaymentAtProcessor, Processor, ProviderEvent } from '../types.js';
 
 /** One merchant's Adyen connection: what the merchant's Customer Area gives them. */
 export interface AdyenCredentials {
@@ -50,17 +50,19 @@ export interface AdyenReceipt {
 /** What a payer's browser brings back from the 3-D Secure redirect (the query of the return URL). */
 export interface AdyenReturnParams {
   redirectResult?: string;
+  [name: string]: string | undefined;
 }
 
 /**
- * The Adyen connector: a Processor, plus what the Processor interface does not carry. Adyen's
- * modifications need the currency (Processor's capture/void/refund take none): these methods take
- * it explicitly; Processor's own methods use the currency this instance saw in the authorization's
- * answer and fail when it saw none (another instance, or after a restart).
+ * The Adyen connector: a Processor, plus its modifications by their Adyen names (what Processor's
+ * capture, void and refund call) and the 3-D Secure return through `/payments/details`.
  */
 export interface AdyenProcessor extends Processor {
   /** After the payer's 3-D Secure redirect: `/payments/details` with the `redirectResult`. */
-  completeChallenge(processorPaymentId: string, returnParams: AdyenReturnParams): Promise<AuthorizeOutcome>;
+  completeChallenge(
+    payment: PaymentAtProcessor & { capture: boolean },
+    returned: AdyenReturnParams,
+  ): Promise<AuthorizeOutcome>;
   capturePayment(modification: AdyenModification): Promise<AdyenReceipt>;
   cancelPayment(modification: Omit<AdyenModification, 'amount'>): Promise<AdyenReceipt>;
   refundPayment(modification: AdyenModification): Promise<AdyenReceipt>;

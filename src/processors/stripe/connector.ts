@@ -1,4 +1,4 @@
-import type { AuthorizeOutcome, Processor } from '../types.js';
+import type { AuthorizeOutcome, PaymentAtProcessor, Processor } from '../types.js';
 import { authorize } from './authorize.js';
 import { completeChallenge, type StripeReturnParams } from './challenge.js';
 import { createStripeClient } from './client.js';
@@ -29,7 +29,7 @@ export interface StripeConnector extends Processor {
    * The payer came back from 3-D Secure: the outcome of the challenged authorization, read from
    * Stripe (approved, declined, or still a challenge when the payer left it unfinished).
    */
-  completeChallenge(processorPaymentId: string, returnParams?: StripeReturnParams): Promise<AuthorizeOutcome>;
+  completeChallenge(payment: PaymentAtProcessor, returned: StripeReturnParams): Promise<AuthorizeOutcome>;
 }
 
 /** The Stripe connector of one merchant's connected account, on the official SDK. */
@@ -39,11 +39,11 @@ export function createStripeConnector(options: StripeConnectorOptions): StripeCo
   return {
     name: 'stripe',
     authorize: (input) => authorize(calls, input),
-    capture: (id, amount) => capture(stripe, id, amount),
-    void: (id) => voidIntent(stripe, id),
-    refund: (id, amount, reference) => refund(stripe, id, amount, reference),
+    capture: (payment, amount) => capture(stripe, payment.processorPaymentId, amount),
+    void: (payment) => voidIntent(stripe, payment.processorPaymentId),
+    refund: (payment, amount, reference) => refund(stripe, payment.processorPaymentId, amount, reference),
     queryStatus: (reference) => queryStatus(calls, reference),
     parseCallback: parseStripeCallback,
-    completeChallenge: (id, returnParams) => completeChallenge(stripe, id, returnParams),
+    completeChallenge: (payment, returned) => completeChallenge(stripe, payment.processorPaymentId, returned),
   };
 }
