@@ -128,7 +128,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     panelSessions: panelSessions.panelSessionVerifier({ db: storage.db, clock, secret: secrets.jwtSecret }),
     instanceId: options.instanceId,
     keyCache,
-    metrics: metrics.createMetrics({ db: storage.db, clock, storage, keyCache }, options.sandboxUrl),
+    metrics: metrics.createMetrics({ db: storage.db, clock, storage, keyCache, circuits }, options.sandboxUrl),
   };
   // The one wiring point: what each module contributes to the job queue and the callback dispatch.
   ctx.jobs.use(paymentRequests.jobs(ctx));

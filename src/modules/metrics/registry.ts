@@ -27,7 +27,12 @@ interface MetricsSources {
   clock: Clock;
   storage: Pick<Storage, 'poolStats'>;
   keyCache: { stats(): { hits: number; misses: number } };
+  /** The processor connections' circuits this instance keeps (processors/circuit-breaker.ts). */
+  circuits: { states(): Array<{ connectionId: string; state: 'closed' | 'half_open' | 'open' }> };
 }
+
+/** A circuit as a number a graph can plot and an alert can compare. */
+const CIRCUIT_STATE_VALUES = { closed: 0, half_open: 1, open: 2 } as const;
 
 export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
   const registry = new Registry();
@@ -89,6 +94,19 @@ export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
       this.set({ state: 'total' }, pool.total);
       this.set({ state: 'idle' }, pool.idle);
       this.set({ state: 'waiting' }, pool.waiting);
+    },
+  });
+
+  new Gauge({
+    name: 'svc_processor_circuit_state',
+    help: "Each processor connection's circuit in this instance: 0 closed (called), 1 half-open (one probe), 2 open (skipped)",
+    labelNames: ['connection_id'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { connectionId, state } of ctx.circuits.states()) {
+        this.set({ connection_id: connectionId }, CIRCUIT_STATE_VALUES[state]);
+      }
     },
   });
 

@@ -7,7 +7,7 @@ export { processorConnectionRoutes as routes } from './routes.js';
 // What the payment routing and the processors' webhook receivers call.
 export { connectionsFor, connectionById, type UsableConnection } from './connections-for.js';
 export { storedAttemptJournal } from './attempt-journal.js';
-export { everyConnectionOk, type ConnectionHealth, type ConnectionHealthSource } from './health.js';
+export type { ConnectionHealth, ConnectionHealthSource } from './health.js';
 export type { CredentialsOf, ProcessorCredentials } from './credentials.js';
 export type { ProcessorConnectionsContext } from './context.js';
 export type { ProcessorConnectionsTable, ProcessorKind, ConnectionSlot } from './tables.js';
