@@ -1,4 +1,5 @@
 import { readFileSync, rmSync } from 'node:fs';
+import { Agent, fetch as fetchWithAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AdyenSimulator, startAdyenSimulator } from '../../simulators/adyen/index.js';
 import { type StripeSimulator, startStripeSimulator, totalsFor } from '../../simulators/stripe/index.js';
@@ -17,9 +18,12 @@ let stripe: StripeSimulator;
 let adyen: AdyenSimulator;
 let tls: ReturnType<typeof selfSignedCertificate>;
 let gw: TestGateway;
+/** The payer's browser, trusting the Adyen simulator's throwaway certificate. */
+let browser: Agent;
 
 beforeAll(async () => {
   tls = selfSignedCertificate();
+  browser = new Agent({ connect: { ca: readFileSync(tls.certFile) } });
   stripe = await startStripeSimulator();
   adyen = await startAdyenSimulator({ tls: { key: readFileSync(tls.keyFile), cert: readFileSync(tls.certFile) } });
   gw = await startTestGateway({
@@ -38,6 +42,7 @@ afterAll(async () => {
   await gw?.close();
   await stripe?.close();
   await adyen?.close();
+  await browser?.close();
   if (tls) rmSync(tls.dir, { recursive: true, force: true });
 });
 
@@ -157,6 +162,26 @@ describe('through a Stripe connection', () => {
     expect(stripeCharges(id)).toMatchObject({ payments: 1, captured: 1050 });
   });
 
+  it('settles a charge whose answer was lost by reconciliation, from the stored attempt', async () => {
+    const m = await merchantWith(stripeConnection(['h2h']));
+    stripe.next({ match: '/confirm', hang: true, processed: true });
+    const paid = await payH2h(m, '4242424242424242');
+    expect(paid.body).toMatchObject({ status: 'pending', processor: 'stripe' });
+    const id = paid.body.paymentId as number;
+    // What was sent is in the store, not in this instance's memory: any instance can settle it.
+    const attempt = await gw.db
+      .selectFrom('processor_attempts')
+      .select('facts')
+      .where('reference', '=', `pay_${id}`)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify(attempt.facts)).not.toContain('4242424242424242');
+    gw.clock.advance(61);
+    await gw.runJobs();
+    const settled = await gw.call('GET', `/payments/${id}`, { apiKey: m.apiKey });
+    expect(settled.body.status).toBe('succeeded');
+    expect(stripeCharges(id)).toMatchObject({ payments: 1, captured: 1050 });
+  });
+
   it('serves the card path its connection names (acme), and leaves another path on the sandbox', async () => {
     const m = await merchantWith(stripeConnection(['acme']));
     const id = await createRequest(gw, m);
@@ -180,6 +205,27 @@ describe('through an Adyen connection', () => {
     expect(refund.status, refund.text).toBe(200);
     expect(refund.body.status).toBe('pending');
     expect(adyenCharges(id)).toMatchObject({ refunded: 500 });
+  });
+
+  it('runs 3-D Secure through /payments/details on the return; a denied challenge fails the payment', async () => {
+    const m = await merchantWith(adyenConnection(['h2h']));
+    const challenged = await payH2h(m, '4917610000000000');
+    expect(challenged.status, challenged.text).toBe(200);
+    expect(challenged.body.status).toBe('requires_action');
+    const id = challenged.body.paymentId as number;
+    const answer = await fetchWithAgent(challenged.body.redirectUrl as string, {
+      method: 'POST',
+      body: new URLSearchParams({ action: 'deny' }),
+      redirect: 'manual',
+      dispatcher: browser,
+    });
+    const back = new URL(answer.headers.get('location')!);
+    expect(back.pathname).toBe(`/payments/${id}/return`);
+    expect(back.searchParams.get('redirectResult')).toBeTruthy();
+    await fetch(`${gw.url}${back.pathname}${back.search}`, { redirect: 'manual' });
+    const payment = await gw.call('GET', `/payments/${id}`, { apiKey: m.apiKey });
+    expect(payment.body).toMatchObject({ status: 'failed' });
+    expect(adyenCharges(id)).toMatchObject({ captured: 0 });
   });
 
   it('charges a card stored through Stripe through Adyen: the gateway holds the card', async () => {
@@ -266,7 +312,9 @@ describe('circuit breaker', () => {
     const metrics = await gw.call('GET', '/metrics');
     expect(metrics.text).toMatch(new RegExp(`svc_processor_circuit_state\\{connection_id="${stripeId}"\\} 2`));
 
-    gw.clock.advance(COOL_DOWN_SECONDS * 1000);
+    gw.clock.advance(COOL_DOWN_SECONDS - 1);
+    expect(await healthOf(m, stripeId)).toBe('open');
+    gw.clock.advance(1);
     const probe = await payH2h(m, '4242424242424242');
     expect(probe.body).toMatchObject({ status: 'succeeded', processor: 'stripe' });
     expect(await healthOf(m, stripeId)).toBe('ok');
