@@ -81,6 +81,17 @@ describe('the Processors page', () => {
       const saved = await env.gw.call('GET', `/processor-connections/${connection.connectionId}`, { apiKey: m.apiKey });
       expect(saved.body).toMatchObject({ slots: ['globex', 'h2h'], priority: 7 });
 
+      // Soft declines: the codes retried on the next connection, a merchant setting of this mode.
+      await page.getByLabel('Decline codes retried on the next connection').fill('05, 91');
+      await page.getByRole('button', { name: 'Save decline codes' }).click();
+      await page.getByRole('status').getByText('Declines 05, 91 are retried.').waitFor();
+      expect((await env.gw.call('GET', '/settings', { apiKey: m.apiKey })).body.retryDeclineCodes).toEqual([
+        '05',
+        '91',
+      ]);
+      expect(await page.getByLabel('Decline codes retried on the next connection').inputValue()).toBe('05, 91');
+      expect(await axe(page)).toEqual([]);
+
       // openPanel accepts the confirmation.
       await page.getByRole('button', { name: 'Remove Stripe EU' }).click();
       await page.getByRole('status').getByText('Stripe EU was removed.').waitFor();

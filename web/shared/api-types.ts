@@ -152,6 +152,8 @@ export interface Settings {
   businessName: string | null;
   notifyUrl: string | null;
   checkoutOrigins: string[];
+  /** Decline codes a card payment retries on the next processor connection of its path. */
+  retryDeclineCodes: string[];
   /** null: every event type. */
   eventTypes: string[] | null;
   /** Every event type eventTypes may name: what the settings form offers. */

@@ -1,5 +1,5 @@
 import { call, canChange, panel, when } from './api.js';
-import type { ProcessorConnection, Session } from '../../shared/api-types.js';
+import type { ProcessorConnection, Session, Settings } from '../../shared/api-types.js';
 import { announce, button, field, h, message, replaceContent, table } from './ui.js';
 
 type Processor = ProcessorConnection['processor'];
@@ -53,7 +53,10 @@ const nameOf = (c: ProcessorConnection) => c.name ?? PROCESSORS[c.processor];
  * (the gateway refuses a viewer, the page does not offer it). Credentials are typed in once and never shown.
  */
 export async function renderProcessors(root: HTMLElement, session: Session): Promise<void> {
-  const { data } = await call<{ data: ProcessorConnection[] }>('GET', '/processor-connections');
+  const [{ data }, settings] = await Promise.all([
+    call<{ data: ProcessorConnection[] }>('GET', '/processor-connections'),
+    call<Settings>('GET', '/settings'),
+  ]);
   const changes = canChange(session);
   const feedback = h('div', { class: 'feedback' });
   const act = async (work: () => Promise<unknown>, done: string): Promise<void> => {
@@ -120,6 +123,45 @@ export async function renderProcessors(root: HTMLElement, session: Session): Pro
       ? table('Processor connections, highest priority first', changes ? [...headers, ''] : headers, rows)
       : h('p', {}, 'No processor connected in this mode.'),
     changes ? connectForm(act) : null,
+    changes ? softDeclinesForm(act, settings.retryDeclineCodes) : null,
+  );
+}
+
+/** The decline codes retried on the next connection of a slot (settings `retryDeclineCodes`; none by default). */
+function softDeclinesForm(act: (work: () => Promise<unknown>, done: string) => Promise<void>, codes: string[]) {
+  const input = h('input', {
+    type: 'text',
+    id: 'retry-decline-codes',
+    autocomplete: 'off',
+    value: codes.join(', '),
+    placeholder: 'e.g. 05, 91',
+  });
+  const form = h(
+    'form',
+    { novalidate: true, 'aria-labelledby': 'soft-declines-title' },
+    field(
+      'Decline codes retried on the next connection',
+      input,
+      'Two-character codes, separated by commas; empty: a decline is final. A retry is a second authorization the issuer sees.',
+    ),
+    h('button', { type: 'submit' }, 'Save decline codes'),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const retryDeclineCodes = input.value
+      .split(',')
+      .map((code) => code.trim().toUpperCase())
+      .filter(Boolean);
+    void act(
+      () => call('PATCH', '/settings', { retryDeclineCodes }),
+      retryDeclineCodes.length ? `Declines ${retryDeclineCodes.join(', ')} are retried.` : 'Declines are final.',
+    );
+  });
+  return h(
+    'section',
+    { 'aria-labelledby': 'soft-declines-title' },
+    h('h2', { id: 'soft-declines-title' }, 'Soft declines'),
+    form,
   );
 }
 
