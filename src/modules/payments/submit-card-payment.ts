@@ -7,7 +7,7 @@ import { retryDeclineCodesOf } from '../notifications/index.js';
 import { beginAttempt, type StoredCard } from './begin-attempt.js';
 import { cardPaymentResult } from './card-payment-result.js';
 import { challengeReturnUrl } from './challenge-return.js';
-import { refuseLiveMode } from './live-mode.js';
+import { refuseSandboxInLiveMode } from './live-mode.js';
 import { resumeCardPayment } from './resume-card-payment.js';
 import { findPayment, findUsableCard, type CardRow, type PaymentRow } from './repository.js';
 import { connectionRoutes, everyCircuitOpen, slotOf, type Route } from './routing.js';
@@ -27,7 +27,7 @@ const CARD_TOKEN_PREFIX = 'ctok_';
  */
 export async function submitCardPayment(ctx: PaymentContext, input: CardPaymentInput): Promise<CardPaymentResult> {
   const now = ctx.clock.now();
-  if (input.mode === 'live' && input.isSandbox === true) refuseLiveMode(input, 'card processor');
+  refuseSandboxInLiveMode(input);
   await checkNotifyUrl(ctx, { field: 'notifyUrl', url: input.options.notifyUrl });
   const resume = input.recoveryPoint?.resume;
   const resumed = resume
