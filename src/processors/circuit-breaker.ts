@@ -13,7 +13,11 @@ interface Circuit {
   failuresInARow: number;
   /** Set while open: until when calls skip the connection. */
   openUntil: number | null;
-  probing: boolean;
+  /**
+   * While a probe call is out: until when no other call probes. A probe whose result never comes (its
+   * caller failed before calling) gives way to the next one after a cool-down, rather than forever.
+   */
+  probeUntil: number | null;
 }
 
 /**
@@ -28,13 +32,13 @@ export function createCircuitBreaker(settings: CircuitSettings) {
   const circuits = new Map<string, Circuit>();
   const circuitOf = (id: string): Circuit => {
     let circuit = circuits.get(id);
-    if (!circuit) circuits.set(id, (circuit = { failuresInARow: 0, openUntil: null, probing: false }));
+    if (!circuit) circuits.set(id, (circuit = { failuresInARow: 0, openUntil: null, probeUntil: null }));
     return circuit;
   };
 
   const stateOf = (circuit: Circuit | undefined): CircuitState => {
     if (!circuit || circuit.openUntil === null) return 'closed';
-    return circuit.probing || now() >= circuit.openUntil ? 'half_open' : 'open';
+    return now() >= circuit.openUntil ? 'half_open' : 'open';
   };
 
   return {
@@ -43,15 +47,15 @@ export function createCircuitBreaker(settings: CircuitSettings) {
       const circuit = circuits.get(connectionId);
       const state = stateOf(circuit);
       if (state === 'closed') return true;
-      if (state === 'open' || circuit!.probing) return false;
-      circuit!.probing = true;
+      if (state === 'open' || (circuit!.probeUntil !== null && now() < circuit!.probeUntil)) return false;
+      circuit!.probeUntil = now() + settings.coolDownMs;
       return true;
     },
 
     /** The call's result: `answered` for any answer (approved, declined, challenge), false when unavailable. */
     record(connectionId: string, answered: boolean): void {
       const circuit = circuitOf(connectionId);
-      circuit.probing = false;
+      circuit.probeUntil = null;
       if (answered) {
         circuit.failuresInARow = 0;
         circuit.openUntil = null;

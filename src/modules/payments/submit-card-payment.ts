@@ -34,12 +34,12 @@ export async function submitCardPayment(ctx: PaymentContext, input: CardPaymentI
     ? await resumeCardPayment(ctx, { merchantId: input.merchantId, mode: input.mode, resume })
     : undefined;
   if (resumed) return resumed;
-  const slot = slotOf(input.processor);
-  const routes = await connectionRoutes(ctx, { merchantId: input.merchantId, mode: input.mode, slot });
   const card = input.source.kind === 'card' ? checkCard(input.source, now) : undefined;
   const stored: StoredCard = card
     ? { pan: card.number, cvv: card.cvv, token: `${CARD_TOKEN_PREFIX}${randomBase62(32)}` }
     : await storedCard(ctx, input, (input.source as { token: string }).token, now);
+  const slot = slotOf(input.processor);
+  const routes = await connectionRoutes(ctx, { merchantId: input.merchantId, mode: input.mode, slot });
   const result =
     routes.length > 0
       ? await throughConnections(ctx, input, { stored, card, routes, slot })
