@@ -119,6 +119,14 @@ module.exports = {
       from: { path: '^simulators/' },
       to: { path: '^src/' },
     },
+    {
+      name: 'sdk-knows-the-gateway-only-through-its-api',
+      severity: 'error',
+      comment:
+        "The SDK (sdk/src/) is a package of its own, installed in merchants' servers: it knows the gateway only through the types generated from /openapi.json, and imports nothing from src/, sandbox/, simulators/, test/, bench/, web/ or scripts/.",
+      from: { path: '^sdk/src/' },
+      to: { path: '^(src|sandbox|simulators|test|bench|web|scripts)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
