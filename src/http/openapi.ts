@@ -158,6 +158,11 @@ Authentication: \`X-API-Key: svc_test_sk_…\` from your server; \`X-Checkout-To
 \`POST /auth/session\` and then calls the merchant API with its session cookie instead of a key, choosing
 the mode per request with \`X-Panel-Mode: test|live\` and sending \`X-CSRF-Token\` on every change.
 
+Idempotency: every POST a merchant's key (or checkout token) makes takes an idempotency key, as
+\`X-Idempotency-Key\` or as \`Idempotency-Key\` (both at once must agree). Sandbox test controls: with a
+test key, payment submissions and refunds pass \`X-Sandbox-Callback\` and \`X-Sandbox-Hang-Ms\` on to the
+sandbox processor.
+
 ## Errors
 
 | error | code | status | meaning |
