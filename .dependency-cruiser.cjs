@@ -69,8 +69,9 @@ module.exports = {
     {
       name: 'only-entry-points-import-the-app',
       severity: 'error',
-      comment: 'app.ts and server.ts are wiring: only main.ts, cluster.ts, cli.ts, tests and bench import them.',
-      from: { pathNot: ['^src/(main|cluster|cli|server)\\.ts$', '^test/', '^bench/'] },
+      comment:
+        'app.ts and server.ts are wiring: only main.ts, cluster.ts, cli.ts, openapi-document.ts (the document without a server), tests and bench import them.',
+      from: { pathNot: ['^src/(main|cluster|cli|server|openapi-document)\\.ts$', '^test/', '^bench/'] },
       to: { path: '^src/(app|server)\\.ts$' },
     },
     {
@@ -117,6 +118,14 @@ module.exports = {
         'The processor simulators stand for Stripe and Adyen, held to their own OpenAPI documents; they import nothing from src/.',
       from: { path: '^simulators/' },
       to: { path: '^src/' },
+    },
+    {
+      name: 'sdk-knows-the-gateway-only-through-its-api',
+      severity: 'error',
+      comment:
+        "The SDK (sdk/src/) is a package of its own, installed in merchants' servers: it knows the gateway only through the types generated from /openapi.json, and imports nothing from src/, sandbox/, simulators/, test/, bench/, web/ or scripts/.",
+      from: { path: '^sdk/src/' },
+      to: { path: '^(src|sandbox|simulators|test|bench|web|scripts)/' },
     },
   ],
   options: {

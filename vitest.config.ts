@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'sdk/test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     // Each file starts its own gateway and database; two cores, two files at a time.
     pool: 'forks',

@@ -80,8 +80,9 @@ lane() {
   done
 }
 lane "node_modules/.bin/tsc --noEmit -p tsconfig.test.json" "node_modules/.bin/tsc -p web" \
-  "node_modules/.bin/depcruise src sandbox simulators test bench web --config .dependency-cruiser.cjs" \
-  "node_modules/.bin/prettier --check --log-level warn ." &
+  "node_modules/.bin/tsc --noEmit -p sdk" \
+  "node_modules/.bin/depcruise src sandbox simulators test bench web sdk scripts --config .dependency-cruiser.cjs" \
+  "node_modules/.bin/prettier --check --log-level warn ." "node_modules/.bin/tsx scripts/sdk-types.ts check" &
 checks=$!
 lane "node_modules/.bin/eslint ." "bash scripts/check-commits.sh" "bash scripts/build-if-stale.sh"
 wait "$checks"

@@ -1,10 +1,12 @@
 /**
  * The example merchant: a shop on its own origin. Its server creates the payment request and mints the
  * checkout session token with its API key (the key never reaches a browser); its page embeds the hosted
- * checkout with embed.js. It only speaks HTTP to the gateway, like any merchant's server would.
+ * checkout with embed.js. It speaks to the gateway through the merchant SDK (sdk/), as any merchant's
+ * server would: over HTTP, with the API key, idempotent and retried.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Gateway } from '../../sdk/src/index.js';
 
 export interface ShopOptions {
   /** The gateway's API address (PUBLIC_URL). */
@@ -22,8 +24,9 @@ export interface Shop {
 }
 
 export async function startShop(options: ShopOptions): Promise<Shop> {
+  const gateway = new Gateway({ apiKey: options.apiKey, baseUrl: options.gatewayUrl });
   const server = createServer((req, res) => {
-    handle(options, new URL(req.url ?? '/', 'http://shop.invalid'))
+    handle(gateway, new URL(req.url ?? '/', 'http://shop.invalid'))
       .then(({ status, html }) => {
         res.writeHead(status, {
           'Content-Type': 'text/html; charset=utf-8',
@@ -46,28 +49,18 @@ export async function startShop(options: ShopOptions): Promise<Shop> {
   };
 }
 
-async function handle(options: ShopOptions, url: URL): Promise<{ status: number; html: string }> {
+async function handle(gateway: Gateway, url: URL): Promise<{ status: number; html: string }> {
   if (url.pathname === '/') return { status: 200, html: productPage() };
   if (url.pathname === '/checkout') {
     const amount = Number(url.searchParams.get('amount') ?? '10.50');
     const currency = url.searchParams.get('currency') ?? 'EUR';
-    const request = await gateway<{ paymentRequestId: number; checkoutUrl: string }>(
-      options,
-      'POST',
-      '/payment-requests',
-      {
-        amount,
-        currency,
-        reference: `order-${Date.now()}`,
-        description: 'One example mug',
-      },
-    );
-    const session = await gateway<{ token: string }>(
-      options,
-      'POST',
-      `/payment-requests/${request.paymentRequestId}/checkout-session`,
-      {},
-    );
+    const request = await gateway.paymentRequests.create({
+      amount,
+      currency,
+      reference: `order-${Date.now()}`,
+      description: 'One example mug',
+    });
+    const session = await gateway.checkoutSessions.create(request.paymentRequestId);
     // checkoutUrl is {CHECKOUT_URL}/main?requestId=…; embed.js lives next to it.
     const checkoutBase = request.checkoutUrl.replace(/\/main\?.*$/, '');
     return {
@@ -76,16 +69,6 @@ async function handle(options: ShopOptions, url: URL): Promise<{ status: number;
     };
   }
   return { status: 404, html: page('Not found', '<p>No such page.</p>') };
-}
-
-async function gateway<T>(options: ShopOptions, method: string, path: string, body: unknown): Promise<T> {
-  const res = await fetch(`${options.gatewayUrl}${path}`, {
-    method,
-    headers: { 'X-API-Key': options.apiKey, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as T;
 }
 
 const productPage = () =>

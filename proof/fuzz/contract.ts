@@ -30,7 +30,25 @@ export interface ResponseCheck {
   (operation: Operation, status: number, contentType: string | null, body: unknown): string | undefined;
 }
 
-/** The operations of an OpenAPI document, parameters resolved. */
+/**
+ * A schema of the document with every `$ref` into it replaced by what it names, deeply: the document
+ * names each body as a component (src/http/openapi-components.ts), and a reader of one body wants it whole.
+ */
+export function dereference(doc: any, schema: any): any {
+  if (Array.isArray(schema)) return schema.map((item) => dereference(doc, item));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/'))
+    return dereference(
+      doc,
+      schema.$ref
+        .split('/')
+        .slice(1)
+        .reduce((node: any, key: string) => node[key], doc),
+    );
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, dereference(doc, value)]));
+}
+
+/** The operations of an OpenAPI document, parameters and body schemas resolved. */
 export function operationsOf(doc: any): Operation[] {
   const resolve = (ref: any) =>
     ref.$ref
@@ -48,7 +66,7 @@ export function operationsOf(doc: any): Operation[] {
         method: method.toUpperCase(),
         path,
         parameters: (op.parameters ?? []).map(resolve),
-        body: content['application/json']?.schema,
+        body: dereference(doc, content['application/json']?.schema),
         bodyTypes: Object.keys(content),
         security: (op.security ?? []).flatMap((entry: object) => Object.keys(entry)),
         responses: Object.fromEntries(

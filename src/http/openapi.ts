@@ -5,9 +5,11 @@ import type { Config } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { ErrorGuide, errorResponses, Problem } from './error-responses.js';
 import { JSON_TYPES } from './json-body.js';
+import { withNamedBodies, type OpenApiDocument } from './openapi-components.js';
 import { panelCookieName } from './panel-cookie.js';
 import { declarePublic, type RoutePolicy } from './route-policy.js';
 import { CURRENT_API_VERSION } from './versioning.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 
 /** Only our own origin: the reference page and its assets are served by the gateway (no CDN). */
 const DOCS_CSP =
@@ -47,7 +49,15 @@ export async function openApi(app: App, config: Config): Promise<void> {
             name: 'X-Idempotency-Key',
             in: 'header',
             required: false,
-            schema: { type: 'string', maxLength: 255 },
+            description: IDEMPOTENCY_DESCRIPTION,
+            schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
+          },
+          IdempotencyKeyDraft: {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'The same key under the IETF draft spelling; sent with X-Idempotency-Key, both must agree.',
+            schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH },
           },
         },
       },
@@ -57,8 +67,10 @@ export async function openApi(app: App, config: Config): Promise<void> {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transformObject: (documentObject) =>
-      withSharedParameters(
-        ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument,
+      withNamedBodies(
+        withSharedParameters(
+          ('openapiObject' in documentObject ? documentObject.openapiObject : {}) as OpenApiDocument,
+        ),
       ) as never,
     transform: ({ schema, url, route }) => {
       if (!schema || schema.hide) return { schema: { ...schema, hide: true }, url };
@@ -116,16 +128,22 @@ function withSharedParameters(document: OpenApiDocument): OpenApiDocument {
       operation.parameters = [
         ...(operation.parameters ?? []),
         { $ref: '#/components/parameters/ApiVersion' },
-        ...(method === 'post' && merchantCredential ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+        ...(method === 'post' && merchantCredential
+          ? [
+              { $ref: '#/components/parameters/IdempotencyKey' },
+              { $ref: '#/components/parameters/IdempotencyKeyDraft' },
+            ]
+          : []),
       ];
     }
   }
   return document;
 }
 
-type OpenApiDocument = {
-  paths?: Record<string, Record<string, { parameters?: unknown[]; security?: Array<Record<string, unknown>> }>>;
-};
+const IDEMPOTENCY_DESCRIPTION =
+  'Makes a retry safe: the first request with a key runs, a repeat within 24 hours gets its stored answer ' +
+  '(Idempotent-Replayed: true), the same key with a different request is a 422, and one still running a 409. ' +
+  'Answers 5xx are not stored: a retry with the same key runs again.';
 
 const errorTable = Object.entries(ERRORS)
   .map(([name, e]) => `| <a id="error-${name}"></a>\`${name}\` | \`${e.code}\` | ${e.status} | ${e.title} |`)
@@ -139,6 +157,11 @@ Authentication: \`X-API-Key: svc_test_sk_…\` from your server; \`X-Checkout-To
 \`Authorization: Bearer\` only for the control-panel API. The control panel at /panel signs in with
 \`POST /auth/session\` and then calls the merchant API with its session cookie instead of a key, choosing
 the mode per request with \`X-Panel-Mode: test|live\` and sending \`X-CSRF-Token\` on every change.
+
+Idempotency: every POST a merchant's key (or checkout token) makes takes an idempotency key, as
+\`X-Idempotency-Key\` or as \`Idempotency-Key\` (both at once must agree). Sandbox test controls: with a
+test key, payment submissions and refunds pass \`X-Sandbox-Callback\` and \`X-Sandbox-Hang-Ms\` on to the
+sandbox processor.
 
 ## Errors
 

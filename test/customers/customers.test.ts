@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { card, CARDS } from '../payments/fixtures.js';
+import { dereference } from '../../proof/fuzz/contract.js';
 
 const gw = useGateway();
 
@@ -311,8 +312,13 @@ describe('documentation', () => {
     expect(Object.keys(doc.paths['/customers/{id}']).sort()).toEqual(['get', 'patch']);
     const create = doc.paths['/customers'].post;
     expect(create.tags).toEqual(['Customers']);
-    expect(create.requestBody.content['application/json-patch+json'].schema.required.sort()).toEqual(['email', 'name']);
-    expect(Object.keys(create.responses['200'].content['application/json'].schema.properties)).toEqual(
+    expect(dereference(doc, create.requestBody.content['application/json-patch+json'].schema).required.sort()).toEqual([
+      'email',
+      'name',
+    ]);
+    expect(
+      Object.keys(dereference(doc, create.responses['200'].content['application/json'].schema).properties),
+    ).toEqual(
       expect.arrayContaining([
         'id',
         'name',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useGateway, type TestGateway } from '../helpers/gateway.js';
 import { PRODUCTION_SECRETS } from '../helpers/secrets.js';
+import { dereference } from '../../proof/fuzz/contract.js';
 
 /**
  * The panel asks before a live key is made, and on a development store it must say that the next start will
@@ -39,7 +40,7 @@ describe('the control-panel session names the kind of store', () => {
 
   it('is documented in the OpenAPI document', async () => {
     const doc = (await development.call('GET', '/openapi.json')).body;
-    const schema = doc.paths['/auth/session'].get.responses['200'].content['application/json'].schema;
+    const schema = dereference(doc, doc.paths['/auth/session'].get.responses['200'].content['application/json'].schema);
     expect(schema.required).toContain('developmentStore');
     expect(schema.properties.developmentStore).toMatchObject({
       type: 'boolean',

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, card, payer, walletPayment } from '../payments/fixtures.js';
 import { createRequest, expectErrorGuide, inSeconds, insertCustomer, requestBody } from './fixtures.js';
+import { dereference } from '../../proof/fuzz/contract.js';
 
 const gw = useGateway();
 
@@ -515,7 +516,10 @@ describe('OpenAPI', () => {
     expect(doc.paths['/payment-requests/{id}'].get.security).toEqual([{ ApiKey: [] }, { CheckoutToken: [] }]);
     expect(doc.paths['/payment-requests/status/{id}'].get.responses['200']).toBeDefined();
     expect(doc.paths['/payment-requests/{id}/cancel'].post.summary).toMatch(/Cancel/);
-    const listed = doc.paths['/payment-requests'].get.responses['200'].content['application/json'].schema;
+    const listed = dereference(
+      doc,
+      doc.paths['/payment-requests'].get.responses['200'].content['application/json'].schema,
+    );
     const lastPayment = JSON.stringify(listed.properties.data.items.properties.lastPayment);
     for (const field of ['paymentId', 'method', 'payer', 'card', 'last4', 'upiId', 'walletType'])
       expect(lastPayment).toContain(`"${field}"`);

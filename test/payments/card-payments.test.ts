@@ -12,6 +12,7 @@ import {
   type PathName,
 } from './fixtures.js';
 import { setMerchantStatus } from '../../src/modules/merchants/index.js';
+import { dereference } from '../../proof/fuzz/contract.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -347,7 +348,7 @@ describe('OpenAPI', () => {
     expect(h2h.responses['502']).toBeDefined();
     expect(h2h.security).toEqual([{ ApiKey: [] }, { CheckoutToken: [] }]);
     // The spec's three body variants, each with its own required fields, and the UPI intent (no upiId needed).
-    const variants = h2h.requestBody.content['application/json'].schema.anyOf;
+    const variants = dereference(doc, h2h.requestBody.content['application/json'].schema).anyOf;
     expect(
       variants.map((v: { required: string[] }) =>
         ['number', 'token', 'upiId', 'upiFlow'].find((f) => v.required.includes(f)),

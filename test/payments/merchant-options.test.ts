@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { startReceiver, type Receiver } from '../notifications/receiver.js';
 import { CARDS, decideChallenge, h2hCard } from './fixtures.js';
+import { dereference } from '../../proof/fuzz/contract.js';
 
 /**
  * The merchant's options of a payment (docs/decisions.md "Merchant options of a payment"): set on the
@@ -66,7 +67,10 @@ describe('POST /payment-requests takes the options its payments inherit', () => 
     const read = await gw.call('GET', `/payment-requests/${created.paymentRequestId}`, { apiKey: m.apiKey });
     expect(read.body).toMatchObject(options);
     const document = (await gw.call('GET', '/openapi.json')).body;
-    const body = document.paths['/payment-requests'].post.requestBody.content['application/json'].schema;
+    const body = dereference(
+      document,
+      document.paths['/payment-requests'].post.requestBody.content['application/json'].schema,
+    );
     expect(Object.keys(body.properties ?? {})).toEqual(
       expect.arrayContaining(['notifyUrl', 'successUrl', 'failureUrl', 'captureDelayHours']),
     );

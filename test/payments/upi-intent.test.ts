@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { createRequest, expectUpiExpiry, payer, waitForStatus } from './fixtures.js';
+import { dereference } from '../../proof/fuzz/contract.js';
 
 const gw = useGateway();
 let m: TestMerchant;
@@ -181,10 +182,12 @@ describe('UPI intent (upiFlow: "intent")', () => {
   it('/openapi.json documents upiFlow and the answer fields', async () => {
     const doc = (await gw.call('GET', '/openapi.json')).body;
     const h2h = doc.paths['/payments/h2h/{id}'].post;
-    const upi = h2h.requestBody.content['application/json'].schema.anyOf.find((v: any) => v.properties.upiId);
+    const upi = dereference(doc, h2h.requestBody.content['application/json'].schema).anyOf.find(
+      (v: any) => v.properties.upiId,
+    );
     expect(JSON.stringify(upi.properties.upiFlow)).toContain('"intent"');
     expect(upi.description).toContain('upiFlow "intent"');
-    const answer = h2h.responses['200'].content['application/json'].schema.properties;
+    const answer = dereference(doc, h2h.responses['200'].content['application/json'].schema).properties;
     expect(answer.upiIntentUrl.description).toContain('upi://pay');
     expect(answer.upiExpiresAt).toBeDefined();
   });

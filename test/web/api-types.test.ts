@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGateway } from '../helpers/gateway.js';
 import { declaredShapes, type Shape } from './declared-shapes.js';
+import { dereference } from '../../proof/fuzz/contract.js';
 
 /**
  * web/shared/api-types.ts declares by hand the API objects the front ends read. Each declaration is
@@ -95,7 +96,7 @@ function locate(place: Place): Schema {
     place.part === 'body'
       ? operation.requestBody?.content
       : Object.entries<any>(operation.responses).find(([status]) => status.startsWith('2'))?.[1].content;
-  let schema: Schema | undefined = content?.['application/json']?.schema;
+  let schema: Schema | undefined = dereference(doc, content?.['application/json']?.schema);
   for (const step of place.steps) {
     const inner: Schema[] = schema ? alternatives(schema).branches : [];
     schema =

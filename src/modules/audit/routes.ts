@@ -22,6 +22,7 @@ export function auditRoutes(app: App, ctx: DbContext): void {
     '/audit-log',
     {
       schema: {
+        operationId: 'listAuditEntries',
         summary: 'Sensitive actions of the merchant (owners only), newest first',
         tags: ['Control panel'],
         querystring: Type.Object(PageQuery),

@@ -57,6 +57,7 @@ export function authRoutes(app: App, ctx: AuthContext): void {
     '/auth/login',
     {
       schema: {
+        operationId: 'logIn',
         summary: 'Sign in to the control panel',
         tags: ['Control panel'],
         body: LoginBody,
@@ -71,6 +72,7 @@ export function authRoutes(app: App, ctx: AuthContext): void {
     '/auth/password-reset',
     {
       schema: {
+        operationId: 'requestPasswordReset',
         summary: 'Forgot password: e-mail a single-use link (valid 1 hour) to choose a new one',
         description:
           'Answers the same whether or not a user has the address, and sends nothing when none has (or after 3 links in an hour).',
@@ -91,6 +93,7 @@ export function authRoutes(app: App, ctx: AuthContext): void {
     '/auth/password-reset/confirm',
     {
       schema: {
+        operationId: 'confirmPasswordReset',
         summary: "Set a new password with the reset e-mail's link: every session and access token of the user ends",
         tags: ['Control panel'],
         body: PasswordResetConfirm,
@@ -108,6 +111,7 @@ export function authRoutes(app: App, ctx: AuthContext): void {
     '/auth/password',
     {
       schema: {
+        operationId: 'changePassword',
         summary: "Change the signed-in user's password: every other session and every access token ends",
         tags: ['Control panel'],
         body: PasswordChange,
@@ -133,6 +137,7 @@ export function authRoutes(app: App, ctx: AuthContext): void {
     '/users/:userId/apikey',
     {
       schema: {
+        operationId: 'rotateApiKey',
         summary: 'Generate a new API key (the previous key of that mode stops working at once)',
         tags: ['Control panel'],
         params: UserParams,
@@ -160,6 +165,7 @@ export function authRoutes(app: App, ctx: AuthContext): void {
     '/users/:userId/apikeys',
     {
       schema: {
+        operationId: 'listApiKeys',
         summary: 'The active API keys of a user, described (prefix, creation, exposure), never the keys',
         tags: ['Control panel'],
         params: UserParams,

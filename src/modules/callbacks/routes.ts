@@ -20,6 +20,14 @@ import {
 import { checkSignature, SIGNATURE_HEADER, signatureError } from './signature.js';
 import { testCallbackRoutes } from './test-routes.js';
 
+/** The operation each receiver is in the OpenAPI document: receive<Source>Callback. */
+const OPERATION_IDS: Record<ProviderSource, string> = {
+  svc: 'receiveSvcCallback',
+  'svc-gateway': 'receiveSvcGatewayCallback',
+  svcwh: 'receiveSvcWebhookCallback',
+  '3ds': 'receiveThreeDsCallback',
+};
+
 const SUMMARIES: Record<ProviderSource, string> = {
   svc: 'Standard provider callback (card and UPI outcomes)',
   'svc-gateway': 'Gateway provider callback (asynchronous card processor outcomes)',
@@ -50,6 +58,7 @@ export function callbackRoutes(app: App, ctx: CallbacksContext): void {
     '/callback-events',
     {
       schema: {
+        operationId: 'listReceivedCallbacks',
         summary: 'Received callbacks: provider callbacks about your payments and test calls sent with your key',
         description:
           'Newest first, with the signature verdict. Provider callbacks are yours when they name one of your payments in ' +
@@ -79,6 +88,7 @@ async function providerReceivers(scope: App, ctx: CallbacksContext): Promise<voi
       `/callbacks/${source}`,
       {
         schema: {
+          operationId: OPERATION_IDS[source],
           summary: SUMMARIES[source],
           description: DESCRIPTION,
           tags: ['Callbacks'],

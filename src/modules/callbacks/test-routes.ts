@@ -22,6 +22,7 @@ export function testCallbackRoutes(app: App, ctx: CallbacksContext): void {
     '/callbacks/test/json',
     {
       schema: {
+        operationId: 'sendTestJsonCallback',
         summary: 'Test callback, JSON body',
         description: `Accepts any JSON document; the signature covers the raw body. ${SIGNATURE_NOTE}`,
         tags: TAGS,
@@ -48,6 +49,7 @@ export function testCallbackRoutes(app: App, ctx: CallbacksContext): void {
       '/callbacks/test/form',
       {
         schema: {
+          operationId: 'sendTestFormCallback',
           summary: 'Test callback, form body',
           description: `application/x-www-form-urlencoded; the signature covers the raw body. ${SIGNATURE_NOTE}`,
           tags: TAGS,
@@ -67,6 +69,7 @@ export function testCallbackRoutes(app: App, ctx: CallbacksContext): void {
     '/callbacks/test/text',
     {
       schema: {
+        operationId: 'sendTestTextCallback',
         summary: 'Test callback, plain text answer',
         description:
           'Answers text/plain. A GET has no body, so the signature covers the raw query string as sent (the part after "?", ' +

@@ -3,6 +3,8 @@ import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { merchantScopeOf, requireMerchant } from '../../http/credentials.js';
 import { readAnyContentTypeAsJson } from '../../http/json-body.js';
+import { withExample } from '../../http/openapi-components.js';
+import { CHECKOUT_SESSION_EXAMPLE } from './examples.js';
 import { mintCheckoutSession } from './mint-checkout-session.js';
 import { CheckoutSession, CheckoutSessionParams, MintCheckoutSessionBody } from './schemas.js';
 
@@ -15,14 +17,15 @@ export function checkoutSessionRoutes(app: App, ctx: DbContext): void {
       '/payment-requests/:paymentRequestId/checkout-session',
       {
         schema: {
+          operationId: 'createCheckoutSession',
           summary: 'Mint a checkout session token for the hosted checkout (API key only; valid 15 minutes)',
           description:
             'The body is an empty JSON object, or nothing; it is read as JSON whatever its content type, ' +
             "so `curl -d '{}'` without a Content-Type works too.",
           tags: ['Payment requests'],
           params: CheckoutSessionParams,
-          body: MintCheckoutSessionBody,
-          response: { 200: CheckoutSession },
+          body: withExample(MintCheckoutSessionBody, {}),
+          response: { 200: withExample(CheckoutSession, CHECKOUT_SESSION_EXAMPLE) },
         },
         // No checkoutToken policy: a token can never mint another token (403).
         config: { auth: 'api_key' },

@@ -3,6 +3,8 @@ import { type DbContext, inTransaction } from '../../storage/db-context.js';
 import type { App } from '../../http/fastify-app.js';
 import { AppError } from '../../errors.js';
 import { requireMerchant } from '../../http/credentials.js';
+import { withExample } from '../../http/openapi-components.js';
+import { CREATE_CUSTOMER_EXAMPLE, CUSTOMER_EXAMPLE } from './examples.js';
 import { createOnce } from '../idempotency/index.js';
 import { createCustomer } from './create-customer.js';
 import { getCustomer, listCustomers } from './list-customers.js';
@@ -35,7 +37,13 @@ export function customerRoutes(app: App, ctx: DbContext): void {
   app.post(
     '/customers',
     {
-      schema: { summary: 'Create a customer record', tags, body: CreateCustomerBody, response: { 200: Customer } },
+      schema: {
+        operationId: 'createCustomer',
+        summary: 'Create a customer record',
+        tags,
+        body: withExample(CreateCustomerBody, CREATE_CUSTOMER_EXAMPLE),
+        response: { 200: withExample(Customer, CUSTOMER_EXAMPLE) },
+      },
       config: CUSTOMER_ROUTE,
     },
     async (request) => {
@@ -52,6 +60,7 @@ export function customerRoutes(app: App, ctx: DbContext): void {
     '/customers',
     {
       schema: {
+        operationId: 'listCustomers',
         summary: 'List customer records, newest first',
         tags,
         querystring: ListCustomersQuery,
@@ -65,7 +74,13 @@ export function customerRoutes(app: App, ctx: DbContext): void {
   app.get(
     '/customers/:id',
     {
-      schema: { summary: 'Get a customer record', tags, params: CustomerParams, response: { 200: Customer } },
+      schema: {
+        operationId: 'getCustomer',
+        summary: 'Get a customer record',
+        tags,
+        params: CustomerParams,
+        response: { 200: Customer },
+      },
       config: CUSTOMER_ROUTE,
     },
     async (request) => getCustomer(ctx, { scope: callerScope(request), id: request.params.id }),
@@ -75,6 +90,7 @@ export function customerRoutes(app: App, ctx: DbContext): void {
     '/customers/:id/summary',
     {
       schema: {
+        operationId: 'getCustomerSummary',
         summary: 'A customer with their payment requests counted and summed per currency',
         tags,
         params: CustomerParams,
@@ -89,6 +105,7 @@ export function customerRoutes(app: App, ctx: DbContext): void {
     '/customers/:id',
     {
       schema: {
+        operationId: 'updateCustomer',
         summary: 'Change a customer record',
         tags,
         params: CustomerParams,

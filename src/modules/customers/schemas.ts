@@ -29,14 +29,17 @@ const memberId = Type.String({
   description: "The merchant's own identifier for the customer; unique per merchant and mode",
 });
 
-export const CreateCustomerBody = Type.Object({
-  name,
-  email,
-  address: Type.Optional(nullable(address)),
-  phone: Type.Optional(nullable(phone)),
-  memberId: Type.Optional(nullable(memberId)),
-  country: Type.Optional(nullable(country)),
-});
+export const CreateCustomerBody = Type.Object(
+  {
+    name,
+    email,
+    address: Type.Optional(nullable(address)),
+    phone: Type.Optional(nullable(phone)),
+    memberId: Type.Optional(nullable(memberId)),
+    country: Type.Optional(nullable(country)),
+  },
+  { title: 'CreateCustomerBody' },
+);
 export type CreateCustomerInput = Static<typeof CreateCustomerBody>;
 
 export const UpdateCustomerBody = Type.Object(
@@ -48,7 +51,10 @@ export const UpdateCustomerBody = Type.Object(
     memberId: Type.Optional(nullable(memberId)),
     country: Type.Optional(nullable(country)),
   },
-  { description: 'Only the fields sent change (at least one); null clears address, phone, memberId or country' },
+  {
+    title: 'UpdateCustomerBody',
+    description: 'Only the fields sent change (at least one); null clears address, phone, memberId or country',
+  },
 );
 export type UpdateCustomerInput = Static<typeof UpdateCustomerBody>;
 export const UPDATABLE_FIELDS = Object.keys(UpdateCustomerBody.properties) as (keyof UpdateCustomerInput)[];
@@ -68,28 +74,31 @@ export const ListCustomersQuery = Type.Object({
 });
 export type ListCustomersInput = Static<typeof ListCustomersQuery>;
 
-export const Customer = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  email: Type.String({ format: 'email' }),
-  ownerId: Type.Integer({ description: 'The merchant that owns the record' }),
-  userId: Type.Integer({ description: 'The user whose API key created the record' }),
-  ownerName: Type.String({ description: "The merchant's name" }),
-  address: nullable(Type.String()),
-  phone: nullable(Type.String()),
-  memberId: nullable(Type.String()),
-  country: nullable(Type.String({ description: 'ISO 3166-1 alpha-2' })),
-  hasPaymentRequests: Type.Boolean({ description: 'Whether any payment request names this customer' }),
-  totalDeposits: Type.Number({
-    description:
-      "Net amount paid (paid minus refunded) over all of the customer's payment requests, in major units. " +
-      'Amounts in different currencies are added at face value (no exchange rates); depositsByCurrency splits them.',
-  }),
-  depositsByCurrency: Type.Record(Type.String(), Type.Number(), {
-    description: "Net amount paid per currency of the customer's payment requests, in major units of that currency",
-  }),
-  createDate: Type.String({ format: 'date-time' }),
-});
+export const Customer = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    email: Type.String({ format: 'email' }),
+    ownerId: Type.Integer({ description: 'The merchant that owns the record' }),
+    userId: Type.Integer({ description: 'The user whose API key created the record' }),
+    ownerName: Type.String({ description: "The merchant's name" }),
+    address: nullable(Type.String()),
+    phone: nullable(Type.String()),
+    memberId: nullable(Type.String()),
+    country: nullable(Type.String({ description: 'ISO 3166-1 alpha-2' })),
+    hasPaymentRequests: Type.Boolean({ description: 'Whether any payment request names this customer' }),
+    totalDeposits: Type.Number({
+      description:
+        "Net amount paid (paid minus refunded) over all of the customer's payment requests, in major units. " +
+        'Amounts in different currencies are added at face value (no exchange rates); depositsByCurrency splits them.',
+    }),
+    depositsByCurrency: Type.Record(Type.String(), Type.Number(), {
+      description: "Net amount paid per currency of the customer's payment requests, in major units of that currency",
+    }),
+    createDate: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Customer' },
+);
 export type Customer = Static<typeof Customer>;
 
 export const CustomerList = Page(Customer);

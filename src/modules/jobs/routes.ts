@@ -20,6 +20,7 @@ export function jobRoutes(app: App, ctx: JobsContext): void {
     '/jobs/failed',
     {
       schema: {
+        operationId: 'listFailedJobs',
         summary: "The merchant's jobs that spent their attempts, newest first",
         description:
           'Background work the gateway owes the merchant (a scheduled capture, an expiry, an e-mail notice) that ' +
@@ -38,6 +39,7 @@ export function jobRoutes(app: App, ctx: JobsContext): void {
     '/jobs/:jobId/retry',
     {
       schema: {
+        operationId: 'retryJob',
         summary: 'Run a failed job again now, with its whole attempt budget (owners and developers)',
         description: 'Only a failed job: 409 CONFLICT with details.status for a pending or completed one.',
         tags,

@@ -29,14 +29,28 @@ const config = { auth: 'api_key' } as const;
 export function notificationRoutes(app: App, ctx: NotificationsContext): void {
   app.get(
     '/settings',
-    { schema: { summary: "The merchant's settings for this mode", tags, response: { 200: Settings } }, config },
+    {
+      schema: {
+        operationId: 'getSettings',
+        summary: "The merchant's settings for this mode",
+        tags,
+        response: { 200: Settings },
+      },
+      config,
+    },
     async (request) => getSettings(ctx, { scope: merchantScopeOf(request) }),
   );
 
   app.patch(
     '/settings',
     {
-      schema: { summary: 'Change settings', tags, body: UpdateSettingsBody, response: { 200: Settings } },
+      schema: {
+        operationId: 'updateSettings',
+        summary: 'Change settings',
+        tags,
+        body: UpdateSettingsBody,
+        response: { 200: Settings },
+      },
       config,
     },
     async (request) =>
@@ -49,6 +63,7 @@ export function notificationRoutes(app: App, ctx: NotificationsContext): void {
     '/settings/webhook-secret',
     {
       schema: {
+        operationId: 'rotateWebhookSecret',
         summary: 'Replace the webhook signing secret (shown once; the previous one still signs for 24 h)',
         tags,
         response: { 200: NewWebhookSecret },
@@ -64,7 +79,13 @@ export function notificationRoutes(app: App, ctx: NotificationsContext): void {
   app.get(
     '/events',
     {
-      schema: { summary: 'Events, newest first', tags, querystring: ListEventsQuery, response: { 200: EventList } },
+      schema: {
+        operationId: 'listEvents',
+        summary: 'Events, newest first',
+        tags,
+        querystring: ListEventsQuery,
+        response: { 200: EventList },
+      },
       config,
     },
     async (request) => listEvents(ctx, { scope: merchantScopeOf(request), query: request.query }),
@@ -74,6 +95,7 @@ export function notificationRoutes(app: App, ctx: NotificationsContext): void {
     '/events/:eventId',
     {
       schema: {
+        operationId: 'getEvent',
         summary: 'An event and its delivery attempts',
         tags,
         params: EventParams,
@@ -87,7 +109,13 @@ export function notificationRoutes(app: App, ctx: NotificationsContext): void {
   app.post(
     '/events/:eventId/resend',
     {
-      schema: { summary: 'Queue one more delivery now', tags, params: EventParams, response: { 200: ResendAnswer } },
+      schema: {
+        operationId: 'resendEvent',
+        summary: 'Queue one more delivery now',
+        tags,
+        params: EventParams,
+        response: { 200: ResendAnswer },
+      },
       config,
     },
     async (request) =>
@@ -100,6 +128,7 @@ export function notificationRoutes(app: App, ctx: NotificationsContext): void {
     '/notices',
     {
       schema: {
+        operationId: 'listNotices',
         summary: "E-mail notices sent to the merchant's users, newest first",
         tags,
         querystring: ListNoticesQuery,

@@ -22,6 +22,7 @@ export function panelSessionRoutes(app: App, ctx: PanelSessionsContext): void {
     '/auth/session',
     {
       schema: {
+        operationId: 'createPanelSession',
         summary: 'Sign in to the control panel (sets the session cookie)',
         tags,
         body: SignInBody,
@@ -44,6 +45,7 @@ export function panelSessionRoutes(app: App, ctx: PanelSessionsContext): void {
     '/auth/session/link',
     {
       schema: {
+        operationId: 'createPanelSessionFromLink',
         summary: 'Sign in to the control panel with an e-mailed single-use sign-in link (sets the session cookie)',
         description:
           'While an account is guarded after failed sign-ins from many addresses, a right password gets this link by e-mail instead of a session (docs/decisions.md, "Sign-in lock-out").',
@@ -65,7 +67,12 @@ export function panelSessionRoutes(app: App, ctx: PanelSessionsContext): void {
   app.get(
     '/auth/session',
     {
-      schema: { summary: 'The signed-in control-panel session', tags, response: { 200: PanelSessionView } },
+      schema: {
+        operationId: 'getPanelSession',
+        summary: 'The signed-in control-panel session',
+        tags,
+        response: { 200: PanelSessionView },
+      },
       config: { auth: 'session' },
     },
     async (request, reply) => {
@@ -85,6 +92,7 @@ export function panelSessionRoutes(app: App, ctx: PanelSessionsContext): void {
     '/auth/session',
     {
       schema: {
+        operationId: 'deletePanelSession',
         summary: 'Sign out of the control panel (the session ends at once, the cookie is cleared)',
         tags,
         response: { 200: SignedOut },

@@ -1,6 +1,8 @@
 import type { PaymentRequestsContext } from './context.js';
 import type { App } from '../../http/fastify-app.js';
 import { merchantScopeOf } from '../../http/credentials.js';
+import { withExample } from '../../http/openapi-components.js';
+import { CREATE_PAYMENT_REQUEST_EXAMPLE, PAYMENT_REQUEST_EXAMPLE } from './examples.js';
 import { createOnce } from '../idempotency/index.js';
 import { CSV_DESCRIPTION, CsvResponse, sendCsv } from '../../lib/csv.js';
 import { cancelPaymentRequest } from './cancel-payment-request.js';
@@ -33,10 +35,11 @@ export function paymentRequestRoutes(app: App, ctx: PaymentRequestsContext): voi
     '/payment-requests',
     {
       schema: {
+        operationId: 'createPaymentRequest',
         summary: 'Create a payment request',
         tags,
-        body: CreatePaymentRequestBody,
-        response: { 200: PaymentRequestRecord },
+        body: withExample(CreatePaymentRequestBody, CREATE_PAYMENT_REQUEST_EXAMPLE),
+        response: { 200: withExample(PaymentRequestRecord, PAYMENT_REQUEST_EXAMPLE) },
       },
       config: { auth: 'api_key' },
     },
@@ -55,6 +58,7 @@ export function paymentRequestRoutes(app: App, ctx: PaymentRequestsContext): voi
     '/payment-requests',
     {
       schema: {
+        operationId: 'listPaymentRequests',
         summary: 'List payment requests, newest first',
         tags,
         querystring: ListPaymentRequestsQuery,
@@ -75,6 +79,7 @@ export function paymentRequestRoutes(app: App, ctx: PaymentRequestsContext): voi
     '/payment-requests/export/csv',
     {
       schema: {
+        operationId: 'exportPaymentRequests',
         summary: 'Export the filtered list of payment requests as CSV, newest first',
         description: CSV_DESCRIPTION,
         tags,
@@ -93,6 +98,7 @@ export function paymentRequestRoutes(app: App, ctx: PaymentRequestsContext): voi
     '/payment-requests/:id',
     {
       schema: {
+        operationId: 'getPaymentRequest',
         summary: 'Get a payment request (also with the checkout session token bound to it)',
         tags,
         params: PaymentRequestIdParams,
@@ -117,6 +123,7 @@ export function paymentRequestRoutes(app: App, ctx: PaymentRequestsContext): voi
     '/payment-requests/:id/timeline',
     {
       schema: {
+        operationId: 'getPaymentRequestTimeline',
         summary: 'Timeline of a payment request: state changes, provider callbacks, notification attempts',
         tags,
         params: PaymentRequestIdParams,
@@ -131,6 +138,7 @@ export function paymentRequestRoutes(app: App, ctx: PaymentRequestsContext): voi
     '/payment-requests/status/:id',
     {
       schema: {
+        operationId: 'getPaymentRequestStatus',
         summary: 'Compact status of a payment request and its last payment attempt',
         tags,
         params: PaymentRequestIdParams,
@@ -147,6 +155,7 @@ export function paymentRequestRoutes(app: App, ctx: PaymentRequestsContext): voi
     '/payment-requests/:id/cancel',
     {
       schema: {
+        operationId: 'cancelPaymentRequest',
         summary: 'Cancel an open payment request',
         tags,
         params: PaymentRequestIdParams,

@@ -74,66 +74,73 @@ const PayerDefaults = PartialPayer(
     'address, country); the checkout asks the rest',
 );
 
-export const CreatePaymentRequestBody = Type.Object({
-  amount: Type.Number({
-    exclusiveMinimum: 0,
-    maximum: MAX_AMOUNT,
-    description: "Major units (19.99 EUR), with no more decimals than the currency's minor unit (0 for JPY, 3 for KWD)",
-  }),
-  currency: Type.String({
-    pattern: '^[A-Za-z]{3}$',
-    description: 'ISO 4217 code of an active currency; any case, answered upper-case',
-  }),
-  reference: Type.String({ minLength: 1, maxLength: 100, description: 'Your own reference (order number)' }),
-  customerId: Type.Optional(nullable(Id('A customer of yours, in the same mode as the key'))),
-  description: Type.Optional(nullable(Type.String({ maxLength: 500 }))),
-  expiresAt: Type.Optional(
-    nullable(
-      Type.String({
-        format: 'date-time',
-        description: 'ISO 8601 date-time in the future; the request then expires if still open',
-      }),
+export const CreatePaymentRequestBody = Type.Object(
+  {
+    amount: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: MAX_AMOUNT,
+      description:
+        "Major units (19.99 EUR), with no more decimals than the currency's minor unit (0 for JPY, 3 for KWD)",
+    }),
+    currency: Type.String({
+      pattern: '^[A-Za-z]{3}$',
+      description: 'ISO 4217 code of an active currency; any case, answered upper-case',
+    }),
+    reference: Type.String({ minLength: 1, maxLength: 100, description: 'Your own reference (order number)' }),
+    customerId: Type.Optional(nullable(Id('A customer of yours, in the same mode as the key'))),
+    description: Type.Optional(nullable(Type.String({ maxLength: 500 }))),
+    expiresAt: Type.Optional(
+      nullable(
+        Type.String({
+          format: 'date-time',
+          description: 'ISO 8601 date-time in the future; the request then expires if still open',
+        }),
+      ),
     ),
-  ),
-  metadata: Type.Optional(Metadata),
-  payer: Type.Optional(PayerDefaults),
-  ...MerchantOptions,
-});
+    metadata: Type.Optional(Metadata),
+    payer: Type.Optional(PayerDefaults),
+    ...MerchantOptions,
+  },
+  { title: 'CreatePaymentRequestBody' },
+);
 export type CreatePaymentRequestInput = Static<typeof CreatePaymentRequestBody>;
 
-export const PaymentRequestRecord = Type.Object({
-  paymentRequestId: Type.Integer({ description: 'int64' }),
-  amount: Type.Number({ description: 'Major units' }),
-  currency: Type.String(),
-  reference: Type.String(),
-  status: PaymentRequestStatus,
-  amountPaid: Type.Number({ description: 'Major units' }),
-  amountRefunded: Type.Number({ description: 'Major units' }),
-  customerId: nullable(Type.Integer()),
-  description: nullable(Type.String()),
-  metadata: Type.Record(Type.String(), Type.String()),
-  createDate: Type.String({ format: 'date-time' }),
-  expiresAt: nullable(Type.String({ format: 'date-time' })),
-  livemode: Type.Boolean(),
-  notifyUrl: Type.Optional(
-    nullable(
-      Type.String({
-        description:
-          "Where this request's payment notifications go (null: the settings'); left out of the answer to a checkout session token",
-      }),
+export const PaymentRequestRecord = Type.Object(
+  {
+    paymentRequestId: Type.Integer({ description: 'int64' }),
+    amount: Type.Number({ description: 'Major units' }),
+    currency: Type.String(),
+    reference: Type.String(),
+    status: PaymentRequestStatus,
+    amountPaid: Type.Number({ description: 'Major units' }),
+    amountRefunded: Type.Number({ description: 'Major units' }),
+    customerId: nullable(Type.Integer()),
+    description: nullable(Type.String()),
+    metadata: Type.Record(Type.String(), Type.String()),
+    createDate: Type.String({ format: 'date-time' }),
+    expiresAt: nullable(Type.String({ format: 'date-time' })),
+    livemode: Type.Boolean(),
+    notifyUrl: Type.Optional(
+      nullable(
+        Type.String({
+          description:
+            "Where this request's payment notifications go (null: the settings'); left out of the answer to a checkout session token",
+        }),
+      ),
     ),
-  ),
-  successUrl: nullable(Type.String({ description: "Where the payer's browser goes after a successful payment" })),
-  failureUrl: nullable(Type.String({ description: "Where the payer's browser goes after a failed payment" })),
-  captureDelayHours: Type.Integer({ description: "The capture delay of this request's payments (0: at once)" }),
-  payer: PartialPayer(
-    "The payer defaults: the body's payer, completed from the customer's record at creation; the hosted checkout " +
-      'fills them in and asks only the rest. Also answered to the checkout session token',
-  ),
-  checkoutUrl: Type.String({
-    description: 'The hosted checkout page for this request; add a checkout session token as `token`',
-  }),
-});
+    successUrl: nullable(Type.String({ description: "Where the payer's browser goes after a successful payment" })),
+    failureUrl: nullable(Type.String({ description: "Where the payer's browser goes after a failed payment" })),
+    captureDelayHours: Type.Integer({ description: "The capture delay of this request's payments (0: at once)" }),
+    payer: PartialPayer(
+      "The payer defaults: the body's payer, completed from the customer's record at creation; the hosted checkout " +
+        'fills them in and asks only the rest. Also answered to the checkout session token',
+    ),
+    checkoutUrl: Type.String({
+      description: 'The hosted checkout page for this request; add a checkout session token as `token`',
+    }),
+  },
+  { title: 'PaymentRequest' },
+);
 export type PaymentRequestRecord = Static<typeof PaymentRequestRecord>;
 
 export const PaymentRequestIdParams = Type.Object({ id: Id('Payment request id') });
@@ -184,10 +191,13 @@ export const ListedLastPayment = Type.Object(
 export type ListedLastPayment = Static<typeof ListedLastPayment>;
 
 /** A request as the list shows it: the record, and its last payment attempt. */
-export const ListedPaymentRequest = Type.Object({
-  ...PaymentRequestRecord.properties,
-  lastPayment: nullable(ListedLastPayment),
-});
+export const ListedPaymentRequest = Type.Object(
+  {
+    ...PaymentRequestRecord.properties,
+    lastPayment: nullable(ListedLastPayment),
+  },
+  { title: 'ListedPaymentRequest' },
+);
 export type ListedPaymentRequest = Static<typeof ListedPaymentRequest>;
 
 export const PaymentRequestPage = Page(ListedPaymentRequest);

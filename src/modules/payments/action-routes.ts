@@ -3,6 +3,8 @@ import type { PaymentsContext } from './context.js';
 import { auditEntryOf } from '../audit/index.js';
 import { merchantScopeOf as scopeOf } from '../../http/credentials.js';
 import { recoveredObjectId } from '../../http/idempotency.js';
+import { withExample } from '../../http/openapi-components.js';
+import { REFUND_BODY_EXAMPLE, REFUND_EXAMPLE } from './examples.js';
 import { fromMinor } from '../../lib/money.js';
 import { cancelPayment, capturePayment } from './capture.js';
 import { refundPayment } from './refund.js';
@@ -14,11 +16,11 @@ import { paymentView } from './view.js';
 
 /** What a merchant does to a payment afterwards: capture, void, refund. */
 export function actionRoutes(app: App, ctx: PaymentsContext): void {
-  const followUp = (path: string, summary: string, action: typeof capturePayment) =>
+  const followUp = (path: string, operationId: string, summary: string, action: typeof capturePayment) =>
     app.post(
       path,
       {
-        schema: { summary, tags: TAGS, params: PaymentIdParams, response: { 200: Payment } },
+        schema: { operationId, summary, tags: TAGS, params: PaymentIdParams, response: { 200: Payment } },
         config: MOVES_MONEY,
       },
       async (request) => {
@@ -28,20 +30,22 @@ export function actionRoutes(app: App, ctx: PaymentsContext): void {
     );
   followUp(
     '/payments/:paymentId/capture',
+    'capturePayment',
     'Capture an authorized payment now (instead of at its scheduled time)',
     capturePayment,
   );
-  followUp('/payments/:paymentId/cancel', 'Void an authorized payment', cancelPayment);
+  followUp('/payments/:paymentId/cancel', 'cancelPayment', 'Void an authorized payment', cancelPayment);
 
   app.post(
     '/payments/:paymentId/refunds',
     {
       schema: {
+        operationId: 'refundPayment',
         summary: 'Refund a captured payment, fully or partly',
         tags: TAGS,
         params: PaymentIdParams,
-        body: RefundBody,
-        response: { 200: Refund },
+        body: withExample(RefundBody, REFUND_BODY_EXAMPLE),
+        response: { 200: withExample(Refund, REFUND_EXAMPLE) },
       },
       config: MOVES_MONEY,
     },

@@ -14,7 +14,13 @@ export function readRoutes(app: App, ctx: PaymentsContext): void {
   app.get(
     '/payments/:paymentId',
     {
-      schema: { summary: 'Read a payment', tags: TAGS, params: PaymentIdParams, response: { 200: Payment } },
+      schema: {
+        operationId: 'getPayment',
+        summary: 'Read a payment',
+        tags: TAGS,
+        params: PaymentIdParams,
+        response: { 200: Payment },
+      },
       config: PAYMENT_ROUTE,
     },
     async (request) => {
@@ -29,6 +35,7 @@ export function readRoutes(app: App, ctx: PaymentsContext): void {
     '/payments',
     {
       schema: {
+        operationId: 'listPayments',
         summary: 'List payments (every attempt), newest first; filter by payment request, status, date, amount…',
         tags: TAGS,
         querystring: PaymentListQuery,
@@ -43,6 +50,7 @@ export function readRoutes(app: App, ctx: PaymentsContext): void {
     '/payments/export/csv',
     {
       schema: {
+        operationId: 'exportPayments',
         summary: 'Export the filtered list of payments as CSV, newest first',
         description: CSV_DESCRIPTION,
         tags: TAGS,

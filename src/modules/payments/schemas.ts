@@ -114,8 +114,8 @@ const Capture = {
   ),
 };
 
-const object = <P extends TProperties>(properties: P, description: string): TObject<P> =>
-  Type.Object(properties, { description });
+const object = <P extends TProperties>(properties: P, description: string, title?: string): TObject<P> =>
+  Type.Object(properties, { description, ...(title ? { title } : {}) });
 
 export const H2hCardBody = object(
   {
@@ -129,6 +129,7 @@ export const H2hCardBody = object(
     ...Notification,
   },
   'Host-to-host card',
+  'H2hCardPayment',
 );
 export const H2hTokenBody = object(
   {
@@ -140,6 +141,7 @@ export const H2hTokenBody = object(
     ...Notification,
   },
   'Host-to-host stored token',
+  'H2hTokenPayment',
 );
 const UpiId = Type.String({
   minLength: 1,
@@ -165,10 +167,12 @@ export const H2hUpiBody = object(
     ...UpiCommon,
   },
   'Host-to-host UPI: a collect request to upiId, or with upiFlow "intent" a upi://pay link (no upiId needed)',
+  'H2hUpiPayment',
 );
 export const H2hUpiIntentBody = object(
   { upiFlow: Type.Literal('intent'), upiId: Type.Optional(UpiId), ...UpiCommon },
   'Host-to-host UPI intent',
+  'H2hUpiIntentPayment',
 );
 export const ProcessorCardBody = object(
   {
@@ -180,6 +184,7 @@ export const ProcessorCardBody = object(
     ...Common,
   },
   'Card per processor (no amount, unit or referenceId: the payment request decides)',
+  'CardPaymentBody',
 );
 
 /** decisions.md "Wallet payments": `googlepay` / `applepay`, or their one-letter forms. */
@@ -264,78 +269,87 @@ export const RequestIdParams = Type.Object({ id: Id('Payment request id') });
 
 const PAYMENT_STATUSES = ['pending', 'requires_action', 'authorized', 'succeeded', 'failed', 'canceled'] as const;
 
-export const Payment = Type.Object({
-  paymentId: Type.Integer(),
-  transactionId: Type.Union([Type.String(), Type.Null()], { description: 'The processor’s id for this payment' }),
-  paymentRequestId: Type.Integer(),
-  status: Type.Union(PAYMENT_STATUSES.map((s) => Type.Literal(s))),
-  challengeRequired: Type.Boolean(),
-  redirectUrl: Type.Union([Type.String(), Type.Null()], {
-    description: "3-D Secure challenge page, or a UPI intent's payer page (sandbox), to send the payer to",
-  }),
-  upiIntentUrl: Type.Union([Type.String(), Type.Null()], {
-    description:
-      'A UPI intent waiting for the payer: the upi://pay link (payee, amount, currency, reference) to show as a QR code or open in a UPI app',
-  }),
-  upiExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: 'A UPI payment waiting for the payer: when it lapses (UPI_COLLECT_TTL_SECONDS after it began)',
-  }),
-  amount: Type.Number(),
-  currency: Type.String(),
-  amountCaptured: Type.Number(),
-  amountRefunded: Type.Number(),
-  refundStatus: Type.Union([Type.Literal('none'), Type.Literal('partially_refunded'), Type.Literal('refunded')], {
-    description:
-      'Of the captured amount: nothing refunded, a part, or all of it (amountRefunded: refunds succeeded or still pending)',
-  }),
-  processor: Type.String(),
-  ...PaidWith,
-  card: Type.Union([
-    Type.Object({ brand: Type.String(), bin: Type.String(), last4: Type.String(), expiration: Type.String() }),
-    Type.Null(),
-  ]),
-  cardToken: Type.Union([Type.String(), Type.Null()], {
-    description: 'Reusable token for the h2h token variant (approved card payments)',
-  }),
-  captureDelayHours: Type.Integer(),
-  captureAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  declineCode: Type.Union([Type.String(), Type.Null()]),
-  declineReason: Type.Union([Type.String(), Type.Null()]),
-  failure: PaymentFailure,
-  threeDs: Type.Union(
-    [
-      Type.Object({
-        result: Type.String({ description: '3-D Secure result: Y, N, A, U or R' }),
-        eci: Type.Union([Type.String(), Type.Null()], { description: 'Electronic Commerce Indicator' }),
-      }),
+export const Payment = Type.Object(
+  {
+    paymentId: Type.Integer(),
+    transactionId: Type.Union([Type.String(), Type.Null()], { description: 'The processor’s id for this payment' }),
+    paymentRequestId: Type.Integer(),
+    status: Type.Union(PAYMENT_STATUSES.map((s) => Type.Literal(s))),
+    challengeRequired: Type.Boolean(),
+    redirectUrl: Type.Union([Type.String(), Type.Null()], {
+      description: "3-D Secure challenge page, or a UPI intent's payer page (sandbox), to send the payer to",
+    }),
+    upiIntentUrl: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'A UPI intent waiting for the payer: the upi://pay link (payee, amount, currency, reference) to show as a QR code or open in a UPI app',
+    }),
+    upiExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'A UPI payment waiting for the payer: when it lapses (UPI_COLLECT_TTL_SECONDS after it began)',
+    }),
+    amount: Type.Number(),
+    currency: Type.String(),
+    amountCaptured: Type.Number(),
+    amountRefunded: Type.Number(),
+    refundStatus: Type.Union([Type.Literal('none'), Type.Literal('partially_refunded'), Type.Literal('refunded')], {
+      description:
+        'Of the captured amount: nothing refunded, a part, or all of it (amountRefunded: refunds succeeded or still pending)',
+    }),
+    processor: Type.String(),
+    ...PaidWith,
+    card: Type.Union([
+      Type.Object({ brand: Type.String(), bin: Type.String(), last4: Type.String(), expiration: Type.String() }),
       Type.Null(),
-    ],
-    { description: 'The 3-D Secure outcome (the authentication value is kept, never shown)' },
-  ),
-  livemode: Type.Boolean(),
-  createDate: Type.String({ format: 'date-time' }),
-});
+    ]),
+    cardToken: Type.Union([Type.String(), Type.Null()], {
+      description: 'Reusable token for the h2h token variant (approved card payments)',
+    }),
+    captureDelayHours: Type.Integer(),
+    captureAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    declineCode: Type.Union([Type.String(), Type.Null()]),
+    declineReason: Type.Union([Type.String(), Type.Null()]),
+    failure: PaymentFailure,
+    threeDs: Type.Union(
+      [
+        Type.Object({
+          result: Type.String({ description: '3-D Secure result: Y, N, A, U or R' }),
+          eci: Type.Union([Type.String(), Type.Null()], { description: 'Electronic Commerce Indicator' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The 3-D Secure outcome (the authentication value is kept, never shown)' },
+    ),
+    livemode: Type.Boolean(),
+    createDate: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Payment' },
+);
 export type PaymentView = Static<typeof Payment>;
 
-export const RefundBody = Type.Object({
-  amount: Type.Optional(
-    Type.Number({ exclusiveMinimum: 0, description: 'Major units; default: everything not yet refunded' }),
-  ),
-  reason: Type.Optional(Type.String({ maxLength: 500 })),
-});
+export const RefundBody = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, description: 'Major units; default: everything not yet refunded' }),
+    ),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { title: 'RefundBody' },
+);
 
-export const Refund = Type.Object({
-  refundId: Type.Integer(),
-  paymentId: Type.Integer(),
-  amount: Type.Number(),
-  currency: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
-    description:
-      'pending: the processor has not decided yet, or has not answered (the amount stays reserved and the gateway asks again every 60 s); a refund.succeeded or refund.failed event follows',
-  }),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  createDate: Type.String({ format: 'date-time' }),
-});
+export const Refund = Type.Object(
+  {
+    refundId: Type.Integer(),
+    paymentId: Type.Integer(),
+    amount: Type.Number(),
+    currency: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')], {
+      description:
+        'pending: the processor has not decided yet, or has not answered (the amount stays reserved and the gateway asks again every 60 s); a refund.succeeded or refund.failed event follows',
+    }),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    createDate: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Refund' },
+);
 
 export const PaymentList = Page(Payment);
 

@@ -2,6 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/fastify-app.js';
 import type { PaymentsContext } from './context.js';
 import { requireMerchant } from '../../http/credentials.js';
+import { withExample } from '../../http/openapi-components.js';
+import { H2H_CARD_EXAMPLE, PAYMENT_EXAMPLE } from './examples.js';
 import { validateBodyAs } from '../../http/validation.js';
 import { CARD_PROCESSORS, type CardProcessorName } from '../../processors/registry.js';
 import { paymentError } from '../payment-failures.js';
@@ -34,11 +36,12 @@ export function submissionRoutes(app: App, ctx: PaymentsContext): void {
     '/payments/h2h/:id',
     {
       schema: {
+        operationId: 'submitH2hPayment',
         summary: 'Pay a payment request host-to-host: card, stored token or UPI (exactly one of number, token, upiId)',
         tags: TAGS,
         params: RequestIdParams,
-        body: H2hBody,
-        response: { 200: Payment },
+        body: withExample(H2hBody, H2H_CARD_EXAMPLE),
+        response: { 200: withExample(Payment, PAYMENT_EXAMPLE) },
       },
       preValidation: validateBodyAs(h2hVariantOf),
       config: { ...MOVES_MONEY, checkoutToken: { boundParam: 'id' } },
@@ -71,6 +74,7 @@ export function submissionRoutes(app: App, ctx: PaymentsContext): void {
       `/payments/creditCard/${processor}/:id`,
       {
         schema: {
+          operationId: `submit${processor[0].toUpperCase()}${processor.slice(1)}CardPayment`,
           summary: `Pay a payment request by card through ${processor} (${CARD_PROCESSORS[processor]})`,
           tags: TAGS,
           params: RequestIdParams,
@@ -103,6 +107,7 @@ export function submissionRoutes(app: App, ctx: PaymentsContext): void {
     '/payments/wallet/:id',
     {
       schema: {
+        operationId: 'submitWalletPayment',
         summary: 'Pay a payment request with a wallet (Google Pay, Apple Pay) payment token',
         tags: TAGS,
         params: RequestIdParams,

@@ -43,6 +43,7 @@ export function processorConnectionRoutes(app: App, ctx: ProcessorConnectionsCon
     '/processor-connections',
     {
       schema: {
+        operationId: 'createProcessorConnection',
         summary: 'Connect a processor for some payment slots, in the mode of the key',
         description:
           'Credentials must be of the mode: Stripe sk_test_… in test mode and sk_live_… in live mode; Adyen ' +
@@ -73,6 +74,7 @@ export function processorConnectionRoutes(app: App, ctx: ProcessorConnectionsCon
     '/processor-connections',
     {
       schema: {
+        operationId: 'listProcessorConnections',
         summary: "The merchant's processor connections of the key's mode, with their health",
         tags,
         response: { 200: ConnectionList },
@@ -86,6 +88,7 @@ export function processorConnectionRoutes(app: App, ctx: ProcessorConnectionsCon
     '/processor-connections/:connectionId',
     {
       schema: {
+        operationId: 'getProcessorConnection',
         summary: 'A processor connection (without its credentials)',
         tags,
         params: ConnectionParams,
@@ -100,6 +103,7 @@ export function processorConnectionRoutes(app: App, ctx: ProcessorConnectionsCon
     '/processor-connections/:connectionId',
     {
       schema: {
+        operationId: 'updateProcessorConnection',
         summary: "Change a connection's name, slots, priority or credentials",
         tags,
         params: ConnectionParams,
@@ -120,6 +124,7 @@ export function processorConnectionRoutes(app: App, ctx: ProcessorConnectionsCon
     '/processor-connections/:connectionId',
     {
       schema: {
+        operationId: 'deleteProcessorConnection',
         summary: 'Remove a processor connection and its credentials',
         tags,
         params: ConnectionParams,

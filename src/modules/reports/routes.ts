@@ -9,6 +9,7 @@ export function reportRoutes(app: App, ctx: DbContext): void {
     '/reports/dashboard',
     {
       schema: {
+        operationId: 'getDashboard',
         summary: 'Dashboard: payment count and approved volume per day, approval rate, top decline reasons',
         description:
           "The key's mode only (test and live are reported separately), by UTC day. Computed from the payments " +

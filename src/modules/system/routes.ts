@@ -9,6 +9,7 @@ export function systemRoutes(app: App, ctx: SystemContext): void {
     '/healthz',
     {
       schema: {
+        operationId: 'getHealth',
         summary: 'Liveness: the process is up',
         tags: ['System'],
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
@@ -22,6 +23,7 @@ export function systemRoutes(app: App, ctx: SystemContext): void {
     '/readyz',
     {
       schema: {
+        operationId: 'getReadiness',
         summary: 'Readiness: storage is reachable',
         tags: ['System'],
         response: { 200: Type.Object({ status: Type.Literal('ok'), storage: Type.Literal('postgres') }) },
@@ -42,6 +44,7 @@ export function systemRoutes(app: App, ctx: SystemContext): void {
     '/ping',
     {
       schema: {
+        operationId: 'ping',
         summary: 'Check an API key',
         tags: ['System'],
         response: {

@@ -51,7 +51,12 @@ export function teamRoutes(app: App, ctx: TeamContext): void {
   app.get(
     '/team',
     {
-      schema: { summary: "The merchant's users and open invitations", tags, response: { 200: Team } },
+      schema: {
+        operationId: 'getTeam',
+        summary: "The merchant's users and open invitations",
+        tags,
+        response: { 200: Team },
+      },
       config: { auth: 'session' },
     },
     async (request) => listTeam(ctx, { merchantId: panelSessionOf(request).merchantId }),
@@ -61,6 +66,7 @@ export function teamRoutes(app: App, ctx: TeamContext): void {
     '/team/invitations',
     {
       schema: {
+        operationId: 'inviteTeamMember',
         summary: 'Invite someone by e-mail with a role (owners only); the link is sent to them alone',
         tags,
         body: InviteBody,
@@ -92,6 +98,7 @@ export function teamRoutes(app: App, ctx: TeamContext): void {
     '/team/invitations/:invitationId',
     {
       schema: {
+        operationId: 'revokeInvitation',
         summary: 'Revoke an open invitation (owners only)',
         tags,
         params: InvitationParams,
@@ -112,6 +119,7 @@ export function teamRoutes(app: App, ctx: TeamContext): void {
     '/team/members/:userId',
     {
       schema: {
+        operationId: 'updateTeamMember',
         summary:
           "Change a user's role (owners only; never the last owner's); a demotion to viewer revokes their API keys",
         tags,
@@ -134,6 +142,7 @@ export function teamRoutes(app: App, ctx: TeamContext): void {
     '/team/members/:userId',
     {
       schema: {
+        operationId: 'removeTeamMember',
         summary: 'Remove a user from the team (owners only; never the last owner): sessions end, keys are revoked',
         tags,
         params: MemberParams,
@@ -154,6 +163,7 @@ export function teamRoutes(app: App, ctx: TeamContext): void {
     '/team/invitations/accept',
     {
       schema: {
+        operationId: 'acceptInvitation',
         summary: 'Accept an invitation: choose a password, join the team with the invited role, and be signed in',
         tags,
         body: AcceptBody,
