@@ -31,7 +31,9 @@ interface MetricsSources {
 
 export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  // prom-client's process and Node.js metrics keep their standard names (process_*, nodejs_*), which
+  // stock Node.js dashboards query; the gateway's own are named svc_<what>_<base unit> (_seconds, _bytes), counters ending in _total.
+  collectDefaultMetrics({ register: registry });
 
   const requests = new Histogram({
     name: 'svc_http_request_duration_seconds',
