@@ -6,6 +6,8 @@ import { loadSettingsRow, type SettingsContext } from './get-settings.js';
 import { EVENTS_API_VERSION } from './present.js';
 import type { MerchantScope } from './repository.js';
 import type { EventEnvelope, TestEventDelivery } from './schemas.js';
+import type { NotificationsContext } from './context.js';
+import { createSender } from './sender.js';
 import { sendSigned, type SendingContext } from './send-signed.js';
 
 /** What a test event's envelope adds to a real one's: it is marked as a test twice (id prefix and `test`). */
@@ -57,4 +59,20 @@ export async function sendTestEvent(
     durationMs: result.durationMs,
     error: result.error && { ...result.error, code: ERRORS[result.error.error].code },
   };
+}
+
+/** sendTestEvent with an HTTP client of its own, closed once it has sent (the operator CLI's). */
+export async function sendTestEventNow(
+  ctx: SettingsContext & Pick<NotificationsContext, 'config' | 'vault'>,
+  input: { scope: MerchantScope; type: EventType },
+): Promise<TestEventDelivery> {
+  const sender = createSender({
+    allowPrivateTargets: ctx.config.webhookAllowPrivateTargets,
+    timeoutMs: ctx.config.webhookTimeoutMs,
+  });
+  try {
+    return await sendTestEvent({ ...ctx, sender }, input);
+  } finally {
+    await sender.close();
+  }
 }
