@@ -6,8 +6,22 @@
 # stamp, so the next start tries again instead of running what an erroneous build emitted.
 # The front ends (web/, built into web/dist by Vite) have their own stamp the same way: a change to
 # the page does not recompile the server, and the reverse.
+#
+# With NODE_ENV=production it builds nothing and only checks that a build is there: the build tools
+# (tsc, vite) are development dependencies, which a production install (`npm ci && npm run build &&
+# npm prune --omit=dev`, docs/operations-install.md) has removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${NODE_ENV:-}" = production ]; then
+  for built in dist/src/main.js web/dist/panel/index.html web/dist/checkout; do
+    if [ ! -e "$built" ]; then
+      echo "NODE_ENV=production runs the built gateway, and $built is missing: run \`npm run build\` first (with the development dependencies), then \`npm prune --omit=dev\`" >&2
+      exit 1
+    fi
+  done
+  exit 0
+fi
 
 # build_unless_current STAMP "INPUT…" PRUNED COMMAND…: PRUNED is a path under the inputs that is output.
 build_unless_current() {

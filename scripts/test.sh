@@ -5,7 +5,8 @@
 # share. Two passes: the machine's Node against the server directly, then Node 24 (the npm package
 # node-linux-<arch>@24, installed once into the user's cache by scripts/node24.sh) through PgBouncer in
 # transaction pooling mode (scripts/pgbouncer.sh), without the browser and proof suites, which test the
-# same on any Node. The last line sums every pass: "Tests: N passed, M failed, K skipped".
+# same on any Node, and without the production install check (scripts/check-production-install.sh). The
+# last line sums every pass: "Tests: N passed, M failed, K skipped".
 #
 # The throwaway servers this script starts are stopped when it ends, whether the tests passed,
 # failed or the run was interrupted; a server that was already running when it began is left alone.
@@ -115,5 +116,6 @@ TEST_DATABASE_URL="$pg_url" vitest_pass node_modules/.bin/vitest run
 [[ "$(node -v)" == v24.* ]] || PATH="$(scripts/node24.sh):$PATH"
 echo "== integration tests through PgBouncer (transaction pooling), Node $(node -v), without the browser and proof suites"
 # LISTEN (the key cache) needs a session of its own: it goes to the server directly, as in production.
+# The production install is a packaging check, proven once by the first pass.
 TEST_DATABASE_URL="$bouncer_url" TEST_DATABASE_LISTEN_SERVER="$pg_url" vitest_pass node_modules/.bin/vitest run \
-  --exclude 'test/**/*browser.test.ts' --exclude 'test/proof/**'
+  --exclude 'test/**/*browser.test.ts' --exclude 'test/proof/**' --exclude 'test/foundation/production-install.test.ts'

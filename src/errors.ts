@@ -42,6 +42,7 @@ export const ERRORS = {
   INTERNAL_ERROR: { status: 500, code: 'INTERNAL_ERROR', title: 'Internal server error' },
   WEBHOOK_TARGET_FORBIDDEN: { status: 400, code: 'WH003', title: 'Notification target not allowed' },
   WEBHOOK_DELIVERY_FAILED: { status: 502, code: 'WH004', title: 'Notification not accepted' },
+  NOTIFY_URL_NOT_SET: { status: 409, code: 'WH005', title: 'No notification URL' },
   INVITATION_INVALID: { status: 410, code: 'TEAM001', title: 'Invitation link not valid' },
   EMAIL_ALREADY_REGISTERED: { status: 409, code: 'TEAM002', title: 'E-mail address already registered' },
   LAST_OWNER: { status: 409, code: 'TEAM003', title: 'A merchant keeps at least one owner' },

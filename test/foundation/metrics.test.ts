@@ -76,7 +76,7 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     expect(['succeeded', 'failed', 'requires_action', 'authorized', 'canceled'].map(made)).toEqual([2, 1, 1, 0, 0]);
     expect(sample(text, 'svc_queue_lag_seconds', { queue: 'jobs' })).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'svc_key_cache_lookups_total', { result: 'hit' })).toBeGreaterThanOrEqual(0);
-    expect(text).toContain('svc_process_resident_memory_bytes');
+    expect(text).toContain('process_resident_memory_bytes');
     // Never a key, a card number or a token in the labels.
     expect(text).not.toContain(m.apiKey);
     expect(text).not.toContain(CARDS.visa);

@@ -51,6 +51,7 @@ const DESCRIBED: Record<string, Place[]> = {
   EventSummary: [answer('GET /events', 'data', '[]')],
   EventDetail: [answer('GET /events/{eventId}')],
   DeliveryAttempt: [answer('GET /events/{eventId}', 'attempts', '[]')],
+  TestEventDelivery: [answer('POST /events/test')],
   ReceivedCallback: [answer('GET /callback-events', 'data', '[]')],
   Notice: [answer('GET /notices', 'data', '[]')],
   FailedJob: [answer('GET /jobs/failed', 'data', '[]')],

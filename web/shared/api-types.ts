@@ -181,6 +181,17 @@ export interface EventDetail extends EventSummary {
   attempts: DeliveryAttempt[];
 }
 
+/** POST /events/test: the outcome of the one attempt to deliver a sample event. */
+export interface TestEventDelivery {
+  id: string;
+  type: string;
+  url: string;
+  delivered: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: { error: string; code: string; message: string } | null;
+}
+
 export interface DeliveryAttempt {
   at: string;
   url: string;

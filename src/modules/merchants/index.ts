@@ -3,6 +3,6 @@ export { checkedEmail, createMerchant, validateMerchantInput } from './create-me
 export { normalizeEmail } from '../../lib/email.js';
 export { assertPasswordRules, hashPassword, verifyPassword } from './passwords.js';
 export { setMerchantStatus, MERCHANT_STATUSES } from './set-merchant-status.js';
-export { findUserByEmail } from './repository.js';
+export { findUserByEmail, merchantExists } from './repository.js';
 export { seedDemoMerchant, type DemoCredentials } from './demo.js';
 export type { MerchantStatus, UserRole, MerchantsTable, UsersTable } from './tables.js';

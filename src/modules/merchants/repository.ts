@@ -17,6 +17,10 @@ export async function findUserByEmail(db: Db, email: string) {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
+export async function merchantExists(db: Db, merchantId: number): Promise<boolean> {
+  return (await db.selectFrom('merchants').select('id').where('id', '=', merchantId).executeTakeFirst()) !== undefined;
+}
+
 export async function countMerchants(db: Db): Promise<number> {
   const row = await db
     .selectFrom('merchants')

@@ -36,7 +36,9 @@ const CIRCUIT_STATE_VALUES = { closed: 0, half_open: 1, open: 2 } as const;
 
 export function createMetrics(ctx: MetricsSources, processorsUrl: string) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  // prom-client's process and Node.js metrics keep their standard names (process_*, nodejs_*), which
+  // stock Node.js dashboards query; the gateway's own are named svc_<what>_<base unit> (_seconds, _bytes), counters ending in _total.
+  collectDefaultMetrics({ register: registry });
 
   const requests = new Histogram({
     name: 'svc_http_request_duration_seconds',

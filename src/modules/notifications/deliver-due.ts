@@ -15,8 +15,7 @@ import { queueNotice } from './queue-notice.js';
 import { nextAttemptAt, parseRetryAfter } from './retry-schedule.js';
 import { endpointPlaces } from './endpoint-places.js';
 import type { Sender, SendResult } from './sender.js';
-import { signNotification } from './signing.js';
-import { targetProblem } from './target-guard.js';
+import { sendSigned } from './send-signed.js';
 
 export type DeliveryContext = NotificationsContext & { sender: Sender };
 
@@ -142,26 +141,15 @@ async function sendOne(ctx: DeliveryContext, delivery: Claimed): Promise<Sent> {
     livemode: delivery.livemode,
   };
   // The claim read the secrets; a merchant without a settings row yet gets one here, as everywhere.
-  const settings = delivery.webhook_secret === null ? await loadSettingsRow(ctx, scope) : delivery;
+  const secrets = delivery.webhook_secret === null ? await loadSettingsRow(ctx, scope) : delivery;
   const attemptAt = ctx.clock.now();
-  const secrets = [ctx.vault.unseal(settings.webhook_secret!)];
-  if (settings.previous_webhook_secret && settings.previous_valid_until && attemptAt < settings.previous_valid_until)
-    secrets.push(ctx.vault.unseal(settings.previous_webhook_secret));
-
-  const body = JSON.stringify(toEnvelope(event));
-  const result: SendResult =
-    targetProblem(delivery.url, ctx.config.webhookAllowPrivateTargets) === undefined
-      ? await ctx.sender.send(
-          delivery.url,
-          { ...signNotification(secrets, eventIdOf(event.id), attemptAt, body) },
-          body,
-        )
-      : {
-          statusCode: null,
-          retryAfter: undefined,
-          durationMs: 0,
-          error: { error: 'WEBHOOK_TARGET_FORBIDDEN', message: 'the target is not an allowed http(s) address' },
-        };
+  const result = await sendSigned(ctx, {
+    url: delivery.url,
+    eventId: eventIdOf(event.id),
+    envelope: toEnvelope(event),
+    secrets: { ...secrets, webhook_secret: secrets.webhook_secret! },
+    at: attemptAt,
+  });
   return { attemptAt, result };
 }
 

@@ -26,6 +26,8 @@ export { queueNotice } from './queue-notice.js';
 export type { NoticeComposer, NoticeComposers } from './send-notice.js';
 export { eventHistory } from './event-history.js';
 export { checkNotifyUrl } from './check-notify-url.js';
+export { EVENT_TYPES } from './event-types.js';
+export { sendTestEventNow } from './send-test-event.js';
 export type {
   MerchantSettingsTable,
   DeliveryStatus,

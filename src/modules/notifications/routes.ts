@@ -8,6 +8,8 @@ import { getEvent, listEvents } from './list-events.js';
 import { listNotices } from './list-notices.js';
 import { resendEvent } from './resend-event.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
+import { createSender } from './sender.js';
+import { sendTestEvent } from './send-test-event.js';
 import {
   EventDetail,
   EventList,
@@ -17,7 +19,9 @@ import {
   NewWebhookSecret,
   NoticeList,
   ResendAnswer,
+  SendTestEventBody,
   Settings,
+  TestEventDelivery,
   UpdateSettingsBody,
 } from './schemas.js';
 import { updateSettings } from './update-settings.js';
@@ -89,6 +93,31 @@ export function notificationRoutes(app: App, ctx: NotificationsContext): void {
       config,
     },
     async (request) => listEvents(ctx, { scope: merchantScopeOf(request), query: request.query }),
+  );
+
+  // Test events are sent while the request waits, so their answer is the outcome: a client of their own
+  // (the worker's is the background's), closed with the app.
+  const sender = createSender({
+    allowPrivateTargets: ctx.config.webhookAllowPrivateTargets,
+    timeoutMs: ctx.config.webhookTimeoutMs,
+  });
+  app.addHook('onClose', () => sender.close());
+  app.post(
+    '/events/test',
+    {
+      schema: {
+        operationId: 'sendTestEvent',
+        summary: "Send a signed sample event of a type to the settings' notifyUrl now, once, and answer the outcome",
+        description:
+          'The sample is marked as a test (its id starts evt_test_, and `test` is true), signed as every notification is, ' +
+          'and not kept in the event log. 409 NOTIFY_URL_NOT_SET when the settings have no notifyUrl.',
+        tags,
+        body: SendTestEventBody,
+        response: { 200: TestEventDelivery },
+      },
+      config: { ...config, answers: [409] },
+    },
+    async (request) => sendTestEvent({ ...ctx, sender }, { scope: merchantScopeOf(request), type: request.body.type }),
   );
 
   app.get(

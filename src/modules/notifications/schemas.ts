@@ -129,3 +129,29 @@ export const Notice = Type.Object({
   sentAt: nullable(Type.String({ format: 'date-time', description: 'null while queued (or with no mail server)' })),
 });
 export const NoticeList = Page(Notice);
+
+export const SendTestEventBody = Type.Object(
+  { type: EventTypeName },
+  { $id: 'SendTestEventBody', description: 'Which event type to send a sample of' },
+);
+export type SendTestEventInput = Static<typeof SendTestEventBody>;
+
+export const TestEventDelivery = Type.Object(
+  {
+    id: Type.String({ description: 'evt_test_…: the test event sent (never in the event log, never re-sent)' }),
+    type: EventTypeName,
+    url: Type.String({ description: 'Where it was sent: the notifyUrl of the settings' }),
+    delivered: Type.Boolean({ description: 'The receiver answered 2xx' }),
+    statusCode: nullable(Type.Integer({ description: "The receiver's HTTP status; null when none came" })),
+    durationMs: Type.Integer(),
+    error: nullable(
+      Type.Object({
+        error: Type.String({ description: 'WEBHOOK_DELIVERY_FAILED, WEBHOOK_TIMEOUT or WEBHOOK_TARGET_FORBIDDEN' }),
+        code: Type.String(),
+        message: Type.String(),
+      }),
+    ),
+  },
+  { $id: 'TestEventDelivery', description: 'The outcome of the one attempt to deliver a test event' },
+);
+export type TestEventDelivery = Static<typeof TestEventDelivery>;

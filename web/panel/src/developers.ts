@@ -1,4 +1,4 @@
-import { call, when } from './api.js';
+import { call, canChange, when } from './api.js';
 import type {
   CheckoutSessionGrant,
   EventDetail,
@@ -8,18 +8,22 @@ import type {
   PaymentRequest,
   ReceivedCallback,
   Session,
+  Settings,
+  TestEventDelivery,
 } from '../../shared/api-types.js';
 import { renderFailedJobs } from './failed-jobs.js';
 import { button, field, h, message, nextPageButton, replaceContent, table } from './ui.js';
 
 /**
- * Developers: events and their deliveries (re-send), received provider and test callbacks with their
- * signature result, e-mail notices, failed jobs (retry), and a test payment on the hosted checkout.
+ * Developers: events and their deliveries (re-send), a test event sent to the notification URL,
+ * received provider and test callbacks with their signature result, e-mail notices, failed jobs
+ * (retry), and a test payment on the hosted checkout.
  */
 export async function renderDevelopers(root: HTMLElement, session: Session): Promise<void> {
-  const [events, notices] = await Promise.all([
+  const [events, notices, settings] = await Promise.all([
     call<Page<EventSummary>>('GET', '/events?limit=20'),
     call<Page<Notice>>('GET', '/notices?limit=20'),
+    call<Settings>('GET', '/settings'),
   ]);
   const detail = h('div', { class: 'detail' });
   const callbacks = h('section', { 'aria-labelledby': 'callbacks-title' });
@@ -34,6 +38,7 @@ export async function renderDevelopers(root: HTMLElement, session: Session): Pro
     root,
     h('h1', {}, 'Developers'),
     testPayment(session),
+    canChange(session) ? testEvent(settings) : null,
     h('h2', {}, 'Events'),
     events.data.length
       ? table('Events, newest first', ['Event', 'Type', 'Created', ''], eventRows)
@@ -163,6 +168,56 @@ function testPayment(session: Session): HTMLElement {
       } catch (error) {
         tab?.close();
         replaceContent(feedback, message('error', (error as Error).message));
+      }
+    })();
+  });
+  return form;
+}
+
+/**
+ * POST /events/test: a signed sample event of the chosen type to this mode's notification URL, sent
+ * at once; the receiver's answer is shown (the gateway keeps no record of it).
+ */
+function testEvent(settings: Settings): HTMLElement {
+  const type = h('select', {}, ...settings.availableEventTypes.map((t) => h('option', { value: t }, t)));
+  const feedback = h('div', { class: 'feedback' });
+  const send = h('button', { type: 'submit' }, 'Send test event');
+  const form = h(
+    'form',
+    { novalidate: true, 'aria-labelledby': 'test-event-title' },
+    h('h2', { id: 'test-event-title' }, 'Send a test event'),
+    h(
+      'p',
+      { class: 'hint' },
+      settings.notifyUrl
+        ? `A signed sample event goes to ${settings.notifyUrl} now. It is marked as a test (its id starts evt_test_ and "test" is true) and is not kept in the events below.`
+        : 'Set a notification URL in Settings first: test events go there.',
+    ),
+    field('Event type', type),
+    send,
+    feedback,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    send.disabled = true;
+    replaceContent(feedback, message('info', `Sending a ${type.value} test event…`));
+    void (async () => {
+      try {
+        const outcome = await call<TestEventDelivery>('POST', '/events/test', { type: type.value });
+        const answer = outcome.statusCode === null ? 'no answer' : `HTTP ${outcome.statusCode}`;
+        replaceContent(
+          feedback,
+          outcome.delivered
+            ? message('success', `Delivered ${outcome.id} to ${outcome.url}: ${answer} in ${outcome.durationMs} ms.`)
+            : message(
+                'error',
+                `Not delivered to ${outcome.url}: ${answer} (${outcome.error?.message ?? 'not accepted'}).`,
+              ),
+        );
+      } catch (error) {
+        replaceContent(feedback, message('error', (error as Error).message));
+      } finally {
+        send.disabled = false;
       }
     })();
   });
