@@ -393,6 +393,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed sample event of a type to the settings' notifyUrl now, once, and answer the outcome
+         * @description The sample is marked as a test (its id starts evt_test_, and `test` is true), signed as every notification is, and not kept in the event log. 409 NOTIFY_URL_NOT_SET when the settings have no notifyUrl.
+         */
+        post: operations["sendTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1348,7 +1368,7 @@ export interface components {
             details?: {
                 [key: string]: unknown;
             };
-            error: "INVALID_API_KEY" | "INSUFFICIENT_PERMISSIONS" | "UNAUTHORIZED" | "FORBIDDEN" | "VALIDATION_ERROR" | "INVALID_FORMAT" | "PAYMENT_DECLINED" | "CARD_DECLINED" | "INVALID_CARD" | "THREEDS_FAILED" | "INVALID_UPI_ID" | "UPI_TRANSACTION_FAILED" | "INVALID_WEBHOOK_SIGNATURE" | "WEBHOOK_TIMEOUT" | "RATE_LIMIT_EXCEEDED" | "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | "SESSION_EXPIRED" | "LINK_INVALID" | "INVALID_JSON" | "JSON_TOO_COMPLEX" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_MISMATCH" | "API_VERSION_GONE" | "UNSUPPORTED_API_VERSION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HTTPS_REQUIRED" | "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "WEBHOOK_TARGET_FORBIDDEN" | "WEBHOOK_DELIVERY_FAILED" | "INVITATION_INVALID" | "EMAIL_ALREADY_REGISTERED" | "LAST_OWNER";
+            error: "INVALID_API_KEY" | "INSUFFICIENT_PERMISSIONS" | "UNAUTHORIZED" | "FORBIDDEN" | "VALIDATION_ERROR" | "INVALID_FORMAT" | "PAYMENT_DECLINED" | "CARD_DECLINED" | "INVALID_CARD" | "THREEDS_FAILED" | "INVALID_UPI_ID" | "UPI_TRANSACTION_FAILED" | "INVALID_WEBHOOK_SIGNATURE" | "WEBHOOK_TIMEOUT" | "RATE_LIMIT_EXCEEDED" | "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | "SESSION_EXPIRED" | "LINK_INVALID" | "INVALID_JSON" | "JSON_TOO_COMPLEX" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_MISMATCH" | "API_VERSION_GONE" | "UNSUPPORTED_API_VERSION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HTTPS_REQUIRED" | "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "WEBHOOK_TARGET_FORBIDDEN" | "WEBHOOK_DELIVERY_FAILED" | "NOTIFY_URL_NOT_SET" | "INVITATION_INVALID" | "EMAIL_ALREADY_REGISTERED" | "LAST_OWNER";
             message: string;
             requestId: string;
             /** Format: date-time */
@@ -1599,6 +1619,8 @@ export interface components {
             endpointDisabledAt: string | null;
             eventTypes: string[] | null;
             notifyUrl: string | null;
+            /** @description Decline codes retried once on the next processor connection of the same path (soft declines such as 05 or 91); empty: none (the default) */
+            retryDeclineCodes: string[];
             /** @description The hosted checkout offers wallet payments (Google Pay, Apple Pay) */
             walletEnabled: boolean;
             /** @description The first characters of the current signing secret */
@@ -2235,7 +2257,7 @@ export interface components {
             details?: {
                 [key: string]: unknown;
             };
-            error?: "INVALID_API_KEY" | "INSUFFICIENT_PERMISSIONS" | "UNAUTHORIZED" | "FORBIDDEN" | "VALIDATION_ERROR" | "INVALID_FORMAT" | "PAYMENT_DECLINED" | "CARD_DECLINED" | "INVALID_CARD" | "THREEDS_FAILED" | "INVALID_UPI_ID" | "UPI_TRANSACTION_FAILED" | "INVALID_WEBHOOK_SIGNATURE" | "WEBHOOK_TIMEOUT" | "RATE_LIMIT_EXCEEDED" | "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | "SESSION_EXPIRED" | "LINK_INVALID" | "INVALID_JSON" | "JSON_TOO_COMPLEX" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_MISMATCH" | "API_VERSION_GONE" | "UNSUPPORTED_API_VERSION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HTTPS_REQUIRED" | "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "WEBHOOK_TARGET_FORBIDDEN" | "WEBHOOK_DELIVERY_FAILED" | "INVITATION_INVALID" | "EMAIL_ALREADY_REGISTERED" | "LAST_OWNER";
+            error?: "INVALID_API_KEY" | "INSUFFICIENT_PERMISSIONS" | "UNAUTHORIZED" | "FORBIDDEN" | "VALIDATION_ERROR" | "INVALID_FORMAT" | "PAYMENT_DECLINED" | "CARD_DECLINED" | "INVALID_CARD" | "THREEDS_FAILED" | "INVALID_UPI_ID" | "UPI_TRANSACTION_FAILED" | "INVALID_WEBHOOK_SIGNATURE" | "WEBHOOK_TIMEOUT" | "RATE_LIMIT_EXCEEDED" | "INVALID_CREDENTIALS" | "ACCOUNT_LOCKED" | "SESSION_EXPIRED" | "LINK_INVALID" | "INVALID_JSON" | "JSON_TOO_COMPLEX" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_MISMATCH" | "API_VERSION_GONE" | "UNSUPPORTED_API_VERSION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HTTPS_REQUIRED" | "PROCESSOR_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "WEBHOOK_TARGET_FORBIDDEN" | "WEBHOOK_DELIVERY_FAILED" | "NOTIFY_URL_NOT_SET" | "INVITATION_INVALID" | "EMAIL_ALREADY_REGISTERED" | "LAST_OWNER";
             instance: string;
             paymentId?: number;
             requestId?: string;
@@ -2485,6 +2507,31 @@ export interface components {
             /** @description whsec_…: shown once; verifies both signature headers */
             secret: string;
         };
+        /** @description Which event type to send a sample of */
+        SendTestEventBody: {
+            /** @description An event type */
+            type: "payment.succeeded" | "payment.failed" | "payment.requires_action" | "payment.authorized" | "payment.canceled" | "refund.succeeded" | "refund.failed" | "payment_request.expired" | "api_key.exposed" | "api.version.deprecated";
+        };
+        /** @description The outcome of the one attempt to deliver a test event */
+        SendTestEventResponse: {
+            /** @description The receiver answered 2xx */
+            delivered: boolean;
+            durationMs: number;
+            error: {
+                code: string;
+                /** @description WEBHOOK_DELIVERY_FAILED, WEBHOOK_TIMEOUT or WEBHOOK_TARGET_FORBIDDEN */
+                error: string;
+                message: string;
+            } | null;
+            /** @description evt_test_…: the test event sent (never in the event log, never re-sent) */
+            id: string;
+            /** @description The receiver's HTTP status; null when none came */
+            statusCode: number | null;
+            /** @description An event type */
+            type: "payment.succeeded" | "payment.failed" | "payment.requires_action" | "payment.authorized" | "payment.canceled" | "refund.succeeded" | "refund.failed" | "payment_request.expired" | "api_key.exposed" | "api.version.deprecated";
+            /** @description Where it was sent: the notifyUrl of the settings */
+            url: string;
+        };
         SendTestFormCallbackResponse: {
             /** @description The eventId member or parameter, when one was sent */
             eventId: string | null;
@@ -2627,6 +2674,8 @@ export interface components {
             eventTypes?: ("payment.succeeded" | "payment.failed" | "payment.requires_action" | "payment.authorized" | "payment.canceled" | "refund.succeeded" | "refund.failed" | "payment_request.expired" | "api_key.exposed" | "api.version.deprecated")[] | null;
             /** @description Default notification URL (http or https; private addresses refused outside development) */
             notifyUrl?: string | null;
+            /** @description Decline codes retried once on the next processor connection of the same path (soft declines such as 05 or 91); empty: none (the default) */
+            retryDeclineCodes?: string[];
             /** @description Offer wallet payments in the hosted checkout (off by default) */
             walletEnabled?: boolean;
         };
@@ -2642,6 +2691,8 @@ export interface components {
             endpointDisabledAt: string | null;
             eventTypes: string[] | null;
             notifyUrl: string | null;
+            /** @description Decline codes retried once on the next processor connection of the same path (soft declines such as 05 or 91); empty: none (the default) */
+            retryDeclineCodes: string[];
             /** @description The hosted checkout offers wallet payments (Google Pay, Apple Pay) */
             walletEnabled: boolean;
             /** @description The first characters of the current signing secret */
@@ -5088,6 +5139,137 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResendEventResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR, INVALID_FORMAT, INVALID_JSON, UNSUPPORTED_API_VERSION, …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Not permitted (INSUFFICIENT_PERMISSIONS, FORBIDDEN, HTTPS_REQUIRED in production) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Conflict with the resource state or an idempotency key in flight */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Idempotency key reused with a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Rate limited or account locked (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Overloaded or shutting down (SERVICE_UNAVAILABLE, Retry-After); /readyz also when storage is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+        };
+    };
+    sendTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key under the IETF draft spelling; sent with X-Idempotency-Key, both must agree. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyDraft"];
+                "X-API-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Makes a retry safe: the first request with a key runs, a repeat within 24 hours gets its stored answer (Idempotent-Replayed: true), the same key with a different request is a 422, and one still running a 409. Answers 5xx are not stored: a retry with the same key runs again. */
+                "X-Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Which event type to send a sample of */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendTestEventBody"];
+                "application/json-patch+json": components["schemas"]["SendTestEventBody"];
+            };
+        };
+        responses: {
+            /** @description The outcome of the one attempt to deliver a test event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendTestEventResponse"];
                 };
             };
             /** @description Validation error (VALIDATION_ERROR, INVALID_FORMAT, INVALID_JSON, UNSUPPORTED_API_VERSION, …) */
