@@ -41,6 +41,12 @@ const AMOUNT = 10.5;
 /** The accounts and objects the fuzzer's valid requests refer to; fresh objects are made on demand. */
 export class World {
   private apiKey = '';
+  /**
+   * The account the generated connections (Stripe and Adyen among them, with made-up credentials) are
+   * made on: on the probes' account they would route its payments to processors this machine cannot
+   * reach, which then rightly answer 502.
+   */
+  private connectingApiKey = '';
   private jwt = '';
   /** The owner's control-panel session (cookie and CSRF token), for the panel's own routes. */
   private panel: Record<string, string> = {};
@@ -58,6 +64,7 @@ export class World {
 
   async init(): Promise<void> {
     this.apiKey = (await this.target.merchant()).apiKey;
+    this.connectingApiKey = (await this.target.merchant()).apiKey;
     // A second account owns the JWT: rotating its keys must not disturb the one the probes use.
     const owner = await this.target.merchant();
     this.user = owner;
@@ -267,7 +274,7 @@ export class World {
       case 'POST /processor-connections':
         return {
           path: {},
-          credentials: apiKey,
+          credentials: { 'x-api-key': this.connectingApiKey },
           body: (g) => ({ ...g, credentials: testModeCredentials(g.processor, g.credentials) }),
         };
       case 'GET /processor-connections/{connectionId}':

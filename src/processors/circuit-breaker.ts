@@ -21,7 +21,7 @@ interface Circuit {
 }
 
 /**
- * One circuit per processor connection, in this instance's memory: after `failures` unavailable
+ * One circuit per connection to a real processor, in this instance's memory: after `failures` unavailable
  * answers in a row (refused before anything was created, or no answer in time) the connection is
  * skipped for `coolDownMs`; then one call probes it: an answer closes the circuit, another failure
  * opens it again. Each gateway instance keeps its own circuits: an instance learns a processor is

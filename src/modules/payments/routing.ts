@@ -13,6 +13,11 @@ export interface Route {
   connectionId: string | null;
   /** A real processor's connector; undefined: the sandbox processor the payment names. */
   connector?: Processor;
+  /**
+   * The circuit guarding the route: a real processor's connection's. The built-in sandbox has none:
+   * its test cards play one payment's failure, not an outage to route around.
+   */
+  circuit?: string;
 }
 
 /** The slot a card submission is routed by: its named card path, else host-to-host (and the hosted checkout). */
@@ -37,6 +42,7 @@ export async function connectionRoutes(
           processorName: connection.processor,
           connectionId: connection.connectionId,
           connector: ctx.connectors.connectorFor(connection),
+          circuit: connection.connectionId,
         },
   );
 }

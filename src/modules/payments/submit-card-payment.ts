@@ -63,7 +63,7 @@ async function throughConnections(
   let last: Attempted | undefined;
   let retryCodes: string[] | undefined;
   for (const [index, route] of how.routes.entries()) {
-    if (!ctx.circuits.allow(route.connectionId!)) continue;
+    if (route.circuit && !ctx.circuits.allow(route.circuit)) continue;
     // After a first attempt the card is stored: the next attempt reuses its row.
     const stored = last ? { ...how.stored, row: last.card } : how.stored;
     last = await attempt(ctx, input, stored, last ? undefined : how.card, route);
@@ -147,7 +147,7 @@ async function attempt(
       })
     : { kind: 'error', retryable: true, message: `processor ${payment.processor} is not configured` };
   const unavailable = outcome.kind === 'timeout' || (outcome.kind === 'error' && outcome.retryable);
-  if (route.connectionId !== null) ctx.circuits.record(route.connectionId, !unavailable);
+  if (route.circuit) ctx.circuits.record(route.circuit, !unavailable);
 
   const settlement = toSettlement(outcome);
   const settled = settlement ? await settlePayment(ctx, { payment, settlement }) : undefined;
