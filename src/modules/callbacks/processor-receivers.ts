@@ -69,8 +69,8 @@ async function stripeReceiver(scope: App, ctx: CallbacksContext): Promise<void> 
         operationId: 'receiveStripeWebhook',
         summary: "Stripe's webhook for one Stripe connection",
         description:
-          'Register this URL as a Stripe webhook endpoint and give its signing secret as the connection\'s webhookSecret. ' +
-          'Stripe-Signature is checked over the raw body with that secret (the Stripe SDK\'s check, timestamp tolerance ' +
+          "Register this URL as a Stripe webhook endpoint and give its signing secret as the connection's webhookSecret. " +
+          "Stripe-Signature is checked over the raw body with that secret (the Stripe SDK's check, timestamp tolerance " +
           'included) before the body is read: a missing or non-matching signature answers 401 INVALID_WEBHOOK_SIGNATURE ' +
           '(WH001) and nothing is recorded. An unknown connection, or one of another processor, answers 404. A verified ' +
           'event is stored before the 200; the same event id again answers 200 with duplicate: true and has no second ' +
@@ -85,9 +85,9 @@ async function stripeReceiver(scope: App, ctx: CallbacksContext): Promise<void> 
     },
     async (request) => {
       const [recorded] = await record(ctx, request, 'stripe');
-      return recorded!.duplicate
-        ? { received: true as const, eventId: recorded!.eventId, duplicate: true as const }
-        : { received: true as const, eventId: recorded!.eventId };
+      return recorded.duplicate
+        ? { received: true as const, eventId: recorded.eventId, duplicate: true as const }
+        : { received: true as const, eventId: recorded.eventId };
     },
   );
 }
@@ -134,7 +134,9 @@ function verifyBeforeParsing(scope: App, ctx: CallbacksContext, receiver: Receiv
   scope.addHook('preParsing', async (request) => {
     const { connectionId } = request.params as { connectionId?: string };
     const connection =
-      typeof connectionId === 'string' && connectionId.length <= 64 ? await connectionById(ctx, connectionId) : undefined;
+      typeof connectionId === 'string' && connectionId.length <= 64
+        ? await connectionById(ctx, connectionId)
+        : undefined;
     // The same answer for an id that does not exist and one of another processor: it tells nothing.
     if (!connection || connection.processor !== receiver.source) throw NOT_HERE();
     connections.set(request, connection);
@@ -185,7 +187,7 @@ async function record(
     return results;
   });
   for (const [i, result] of recorded.entries()) {
-    const callback = callbacks[i]!;
+    const callback = callbacks[i];
     request.log.info(
       {
         callback: {

@@ -137,7 +137,9 @@ export const TestReceivedResponse = Type.Object({
 /** A received callback as the merchant's developers area shows it. */
 export const ReceivedCallback = Type.Object({
   callbackId: Type.Integer(),
-  source: Type.String({ description: 'svc, svc-gateway, svcwh, 3ds, stripe, adyen, or test/json, test/form, test/text' }),
+  source: Type.String({
+    description: 'svc, svc-gateway, svcwh, 3ds, stripe, adyen, or test/json, test/form, test/text',
+  }),
   eventId: nullable(Type.String()),
   transactionId: nullable(Type.String({ description: "The processor's payment id it names" })),
   status: nullable(Type.String()),
@@ -158,8 +160,8 @@ export const ReceivedCallbacksQuery = Type.Object({
   ...PageQuery,
   source: Type.Optional(
     Type.Union(
-      (['svc', 'svc-gateway', 'svcwh', '3ds', 'stripe', 'adyen', 'test/json', 'test/form', 'test/text'] as const).map((s) =>
-        Type.Literal(s),
+      (['svc', 'svc-gateway', 'svcwh', '3ds', 'stripe', 'adyen', 'test/json', 'test/form', 'test/text'] as const).map(
+        (s) => Type.Literal(s),
       ),
     ),
   ),

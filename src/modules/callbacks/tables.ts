@@ -3,15 +3,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp } from '../../storage/schema.js';
 
 export type CallbackEventSource =
-  | 'svc'
-  | 'svc-gateway'
-  | 'svcwh'
-  | '3ds'
-  | 'stripe'
-  | 'adyen'
-  | 'test/json'
-  | 'test/form'
-  | 'test/text';
+  'svc' | 'svc-gateway' | 'svcwh' | '3ds' | 'stripe' | 'adyen' | 'test/json' | 'test/form' | 'test/text';
 
 export interface CallbackEventsTable {
   id: Generated<number>;

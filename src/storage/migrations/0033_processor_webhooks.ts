@@ -7,5 +7,7 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table callback_events drop constraint callback_events_source_check`.execute(db);
   await sql`alter table callback_events add constraint callback_events_source_check
-    check (source in ('svc','svc-gateway','svcwh','3ds','stripe','adyen','test/json','test/form','test/text'))`.execute(db);
+    check (source in ('svc','svc-gateway','svcwh','3ds','stripe','adyen','test/json','test/form','test/text'))`.execute(
+    db,
+  );
 }
