@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type StripeSimulator, startStripeSimulator } from '../../simulators/stripe/index.js';
 import { logLines, startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
@@ -163,6 +164,62 @@ describe('refused deliveries', () => {
       expect(res.status, `${id}: ${res.text}`).toBe(404);
       expect(res.text).not.toContain(id.slice(0, 30));
     }
+  });
+});
+
+describe('another merchant', () => {
+  it("an event signed with another connection's secret that names this connection's payment changes nothing", async () => {
+    gate.hold();
+    sim.next({ match: '/confirm', hang: true, processed: true });
+    const { payment: answered } = await pay();
+    expect(answered.status).toBe('pending');
+    const intentId = (
+      await gw.db
+        .selectFrom('payments')
+        .select('processor_payment_id')
+        .where('id', '=', answered.paymentId)
+        .executeTakeFirstOrThrow()
+    ).processor_payment_id;
+
+    // A merchant chooses its own connection's webhook secret, so it can sign any event for that connection.
+    const other = await gw.merchant();
+    const secret = 'whsec_ChosenByTheOtherMerchant';
+    const created = await gw.call('POST', '/processor-connections', {
+      apiKey: other.apiKey,
+      body: { processor: 'stripe', credentials: { secretKey: 'sk_test_other', webhookSecret: secret }, slots: ['h2h'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const forged = JSON.stringify({
+      id: 'evt_forged_by_another_merchant',
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: {
+        object: {
+          id: intentId ?? 'pi_unknown',
+          object: 'payment_intent',
+          amount: 1050,
+          amount_received: 1050,
+          currency: 'eur',
+          metadata: { payment_id: `pay_${answered.paymentId}` },
+        },
+      },
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const v1 = createHmac('sha256', secret).update(`${t}.${forged}`).digest('hex');
+    const res = await gw.call('POST', `/callbacks/stripe/${created.body.connectionId}`, {
+      body: forged,
+      headers: { 'stripe-signature': `t=${t},v1=${v1}` },
+    });
+    expect(res.status, res.text).toBe(200);
+    await drainJobs(gw);
+    expect(await eventRows(gw, 'stripe', 'evt_forged_by_another_merchant')).toMatchObject([{ processing_error: null }]);
+    expect(await payment(answered.paymentId)).toMatchObject({ status: 'pending' });
+    expect(logLines(gw).some((l) => l.msg === 'processor webhook names no payment of its connection')).toBe(true);
+
+    // Stripe's own event, through this connection, settles it.
+    await settled();
+    expect(await payment(answered.paymentId)).toMatchObject({ status: 'succeeded' });
   });
 });
 

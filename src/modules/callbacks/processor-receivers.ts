@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { App } from '../../http/fastify-app.js';
-import { registerJsonParsers } from '../../http/json-body.js';
+import { checkJsonShape, registerJsonParsers } from '../../http/json-body.js';
 import { ADYEN_WEBHOOK_ANSWER, verifyAdyenCallbacks } from '../../processors/adyen/index.js';
 import { callbackOf, verifyStripeWebhook } from '../../processors/stripe/index.js';
 import type { ProviderCallback } from '../../processors/types.js';
@@ -143,26 +143,33 @@ function verifyBeforeParsing(scope: App, ctx: CallbacksContext, receiver: Receiv
   });
   const check = (request: FastifyRequest, bytes: Buffer) => {
     const connection = connections.get(request)!;
+    let callbacks: ProviderCallback[];
     try {
-      const callbacks = receiver.verify(bytes, request.headers, connection);
-      verified.set(
-        request,
-        callbacks.map((callback) => ({
-          ...callback,
-          providerData: { ...callback.providerData, connectionId: connection.connectionId },
-        })),
-      );
+      callbacks = receiver.verify(bytes, request.headers, connection);
     } catch (error) {
-      request.log.warn(
-        {
-          route: request.routeOptions.url,
-          connectionId: connection.connectionId,
-          reason: error instanceof AppError ? (error.details?.reason ?? error.message) : 'error',
-        },
-        'processor webhook refused',
-      );
-      throw error;
+      if (error instanceof AppError && error.error === 'INVALID_WEBHOOK_SIGNATURE') {
+        request.log.warn(
+          {
+            route: request.routeOptions.url,
+            connectionId: connection.connectionId,
+            reason: error.details?.reason ?? error.message,
+          },
+          'processor webhook refused',
+        );
+        throw error;
+      }
+      // Signed with the connection's secret, yet not an event the connector reads: the body's limits
+      // first (json-body.ts), as for any body, then a plain refusal.
+      checkJsonShape(bytes.toString('utf8'));
+      throw new AppError('INVALID_JSON', `The body is not a ${receiver.source} webhook event`);
     }
+    verified.set(
+      request,
+      callbacks.map((callback) => ({
+        ...callback,
+        providerData: { ...callback.providerData, connectionId: connection.connectionId },
+      })),
+    );
   };
   registerJsonParsers(scope, { beforeParse: check });
   // A request without a body never reaches the parser; it is checked here, still before validation.
