@@ -1,8 +1,10 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_LIMITS } from '../../src/http/json-body.js';
 import { postSigned, providerCallback, sign } from '../callbacks/helpers.js';
 import { expectNoLeak } from '../helpers/assertions.js';
 import { startTestGateway, type CallResult, type TestGateway } from '../helpers/gateway.js';
+import { ADYEN_TEST, STRIPE_TEST } from '../processor-connections/fixtures.js';
 
 // Built as text: JSON.stringify itself overflows the stack on documents this deep.
 const deepArray = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
@@ -15,6 +17,8 @@ let accessToken: string;
 /** The owner's control-panel session: the cookie and CSRF token of the panel-only routes. */
 let panel: Record<string, string>;
 let operations: Array<{ method: string; path: string; security: string[] }>;
+/** The merchant's processor connections by processor, whose webhook receivers take JSON bodies too. */
+const connections: Record<string, string> = {};
 
 beforeAll(async () => {
   gw = await startTestGateway();
@@ -29,6 +33,13 @@ beforeAll(async () => {
     cookie: signedIn.headers.get('set-cookie')!.split(';')[0],
     'x-csrf-token': signedIn.body.csrfToken as string,
   };
+  for (const body of [
+    { processor: 'stripe', credentials: STRIPE_TEST, slots: ['h2h'] },
+    { processor: 'adyen', credentials: ADYEN_TEST, slots: ['globex'] },
+  ]) {
+    const created = await gw.call('POST', '/processor-connections', { apiKey, body });
+    connections[body.processor] = created.body.connectionId as string;
+  }
   const spec = (await gw.call('GET', '/openapi.json')).body;
   operations = Object.entries<Record<string, any>>(spec.paths).flatMap(([path, ops]) =>
     Object.entries(ops)
@@ -44,12 +55,36 @@ afterAll(() => gw?.close());
 
 /** Sends raw JSON text the way a legitimate caller of the operation would: its credentials, a valid signature. */
 function send(operation: { method: string; path: string; security: string[] }, raw: string): Promise<CallResult> {
+  const processor = /^\/callbacks\/(stripe|adyen)\//.exec(operation.path)?.[1];
+  if (processor) return sendToProcessorReceiver(processor, raw);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (operation.security.includes('ApiKey')) headers['x-api-key'] = apiKey;
   else if (operation.security.includes('AccessToken')) headers.authorization = `Bearer ${accessToken}`;
   else if (operation.security.includes('PanelSession')) Object.assign(headers, panel);
   else headers['x-webhook-signature'] = sign(gw, raw);
   return gw.call(operation.method, operation.path, { body: raw, headers });
+}
+
+/**
+ * A processor's webhook, verified with a connection's secret: Stripe signs the whole body; Adyen signs
+ * named fields of each item, so a genuine item can carry anything in its additionalData.
+ */
+function sendToProcessorReceiver(processor: string, raw: string): Promise<CallResult> {
+  const path = `/callbacks/${processor}/${connections[processor]}`;
+  if (processor === 'stripe') {
+    const t = Math.floor(Date.now() / 1000);
+    const v1 = createHmac('sha256', STRIPE_TEST.webhookSecret).update(`${t}.${raw}`).digest('hex');
+    return gw.call('POST', path, { body: raw, headers: { 'stripe-signature': `t=${t},v1=${v1}` } });
+  }
+  const fields = ['PSP1', '', ADYEN_TEST.merchantAccount, 'pay_1', 100, 'EUR', 'AUTHORISATION', 'true'];
+  const hmacSignature = createHmac('sha256', Buffer.from(ADYEN_TEST.hmacKey, 'hex'))
+    .update(fields.join(':'))
+    .digest('base64');
+  const item =
+    `{"NotificationRequestItem":{"pspReference":"PSP1","merchantAccountCode":"${ADYEN_TEST.merchantAccount}",` +
+    `"merchantReference":"pay_1","amount":{"value":100,"currency":"EUR"},"eventCode":"AUTHORISATION",` +
+    `"success":"true","additionalData":{"hmacSignature":"${hmacSignature}","extra":${raw}}}}`;
+  return gw.call('POST', path, { body: `{"live":"false","notificationItems":[${item}]}` });
 }
 
 function expectTooComplex(res: CallResult, limit: 'depth' | 'members'): void {

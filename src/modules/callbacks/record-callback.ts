@@ -6,7 +6,7 @@ import type { MerchantScope } from '../../lib/scope.js';
 import type { CallbackEventSource } from './tables.js';
 import { redacted, redactForm, redactJson } from './redact-secrets.js';
 import { insertCallbackEvent } from './repository.js';
-import type { ProviderCallback, ProviderSource } from './schemas.js';
+import type { ProcessorCallback, ProcessorSource, ProviderCallback, ProviderSource } from './schemas.js';
 
 type RecordingContext = DbContext & Pick<CallbacksContext, 'vault'>;
 
@@ -40,6 +40,34 @@ export async function recordProviderCallback(
     signature_valid: true,
     received_at: now,
   });
+  return enqueueProcessing(ctx, id, now);
+}
+
+/**
+ * The same for one event of a processor's own webhook (Stripe's event, one item of Adyen's batch):
+ * what processing reads is the connector's callback record of it, naming the connection it came
+ * through; the body as received is kept beside it, secrets redacted, as the audit record.
+ */
+export async function recordProcessorEvent(
+  ctx: RecordingContext,
+  input: { source: ProcessorSource; callback: ProcessorCallback; rawBody: string },
+): Promise<RecordedCallback> {
+  const now = ctx.clock.now();
+  const { callback } = input;
+  const id = await insertCallbackEvent(ctx.db, {
+    source: input.source,
+    event_id: callback.eventId,
+    transaction_id: callback.transactionId || null,
+    status: callback.status,
+    payload: JSON.stringify(callback),
+    raw_body: redactJson(input.rawBody).text,
+    signature_valid: true,
+    received_at: now,
+  });
+  return enqueueProcessing(ctx, id, now);
+}
+
+async function enqueueProcessing(ctx: DbContext, id: number | undefined, now: Date): Promise<RecordedCallback> {
   if (id === undefined) return { id, duplicate: true };
   await enqueueJob(ctx.db, 'callback.process', {
     payload: { callbackEventId: id },

@@ -1,10 +1,10 @@
 /**
  * Members of a received callback that are never stored or shown in clear: the 3-D Secure
- * authentication value under its names (CAVV, AAV, TAVV), and a card security code a test call may
- * carry. Compared case-insensitively, at any depth. Processing needs the authentication value of a
+ * authentication value under its names (CAVV, AAV, TAVV), a card security code a test call may
+ * carry, and the client secret of a PaymentIntent in Stripe's events (a browser confirms with it). Compared case-insensitively, at any depth. Processing needs the authentication value of a
  * 3-D Secure result, so the top-level ones are handed back to be sealed (record-callback.ts).
  */
-const SECRET_MEMBERS = new Set(['authenticationvalue', 'cavv', 'aav', 'tavv', 'cvv', 'cvc']);
+const SECRET_MEMBERS = new Set(['authenticationvalue', 'cavv', 'aav', 'tavv', 'cvv', 'cvc', 'client_secret']);
 export const REDACTED = '[redacted]';
 
 const isSecret = (name: string) => SECRET_MEMBERS.has(name.toLowerCase());

@@ -15,20 +15,22 @@ import {
   ReceivedResponse,
   ThreeDsCallbackBody,
   type ProviderCallback,
+  type ProcessorSource,
   type ProviderSource,
 } from './schemas.js';
 import { checkSignature, SIGNATURE_HEADER, signatureError } from './signature.js';
+import { processorReceivers } from './processor-receivers.js';
 import { testCallbackRoutes } from './test-routes.js';
 
 /** The operation each receiver is in the OpenAPI document: receive<Source>Callback. */
-const OPERATION_IDS: Record<ProviderSource, string> = {
+const OPERATION_IDS: Record<Exclude<ProviderSource, ProcessorSource>, string> = {
   svc: 'receiveSvcCallback',
   'svc-gateway': 'receiveSvcGatewayCallback',
   svcwh: 'receiveSvcWebhookCallback',
   '3ds': 'receiveThreeDsCallback',
 };
 
-const SUMMARIES: Record<ProviderSource, string> = {
+const SUMMARIES: Record<Exclude<ProviderSource, ProcessorSource>, string> = {
   svc: 'Standard provider callback (card and UPI outcomes)',
   'svc-gateway': 'Gateway provider callback (asynchronous card processor outcomes)',
   svcwh: 'Dedicated webhook notifications (refunds and chargebacks)',
@@ -53,6 +55,7 @@ const DESCRIPTION =
 /** The routes of the callbacks module: the signed provider receivers and the test endpoints. */
 export function callbackRoutes(app: App, ctx: CallbacksContext): void {
   app.register(async (scope) => providerReceivers(scope as App, ctx));
+  processorReceivers(app, ctx);
   testCallbackRoutes(app, ctx);
   app.get(
     '/callback-events',
@@ -110,7 +113,12 @@ function requireSignature(request: FastifyRequest, secret: string, signed: strin
   throw signatureError(check);
 }
 
-async function receive(ctx: CallbacksContext, request: FastifyRequest, source: ProviderSource, body: ProviderCallback) {
+async function receive(
+  ctx: CallbacksContext,
+  request: FastifyRequest,
+  source: Exclude<ProviderSource, ProcessorSource>,
+  body: ProviderCallback,
+) {
   const oldest = ctx.clock.now().getTime() - CALLBACK_MAX_AGE_DAYS * 24 * 60 * 60 * 1000;
   if (Date.parse(body.timestamp) < oldest)
     throw new AppError(

@@ -9,8 +9,13 @@ export const PROVIDER_SOURCES = [
   'svc-gateway',
   'svcwh',
   '3ds',
+  'stripe',
+  'adyen',
 ] as const satisfies readonly CallbackEventSource[];
 export type ProviderSource = (typeof PROVIDER_SOURCES)[number];
+
+/** The processors whose own webhooks reach `/callbacks/{processor}/{connectionId}`. */
+export type ProcessorSource = Extract<ProviderSource, 'stripe' | 'adyen'>;
 
 /**
  * Callback statuses each receiver understands (decisions.md, States). Any other status is not
@@ -22,6 +27,10 @@ export const KNOWN_STATUSES: Record<ProviderSource, readonly string[]> = {
   'svc-gateway': ['success', 'failed', 'pending', 'requires_action', 'refunded'],
   svcwh: ['refunded', 'chargeback'],
   '3ds': ['success', 'failed', 'pending', 'requires_action'],
+  // The connectors' callback records (processors/stripe/events.ts, processors/adyen/webhook.ts): an
+  // authorization's outcome, a refund's, a dispute; anything else keeps its event type as status.
+  stripe: ['succeeded', 'failed', 'pending', 'requires_action', 'refunded', 'refund_failed', 'chargeback'],
+  adyen: ['succeeded', 'failed', 'refunded', 'refund_failed', 'chargeback', 'capture_failed', 'cancellation_failed'],
 };
 
 export const isKnownStatus = (source: ProviderSource, status: string): boolean =>
@@ -67,6 +76,31 @@ const commonFields = {
 export const ProviderCallbackBody = Type.Object(commonFields);
 export type ProviderCallback = Static<typeof ProviderCallbackBody>;
 
+/**
+ * One event of a processor's own webhook as processing reads it: the connector's callback record
+ * (processors/stripe/events.ts callbackOf, processors/adyen/webhook.ts verifyAdyenCallbacks) with
+ * the connection whose secret verified it, so only that connection's payments are touched.
+ */
+export interface ProcessorCallback {
+  eventId: string;
+  transactionId: string;
+  status: string;
+  amount: number;
+  currency: string;
+  timestamp: string;
+  providerData: Record<string, unknown> & { connectionId: string };
+}
+
+/** What a processor's webhook body is described as: its own format, verified before it is read. */
+export const ProcessorWebhookBody = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    title: 'ProcessorWebhook',
+    description: "The processor's own webhook body (a Stripe event, an Adyen notification), verified before it is read",
+  },
+);
+
 export const ThreeDsCallbackBody = Type.Object({
   ...commonFields,
   // An enum rather than a union of literals, so a wrong value is reported as "must be one of: Y, N, A, U, R".
@@ -103,7 +137,9 @@ export const TestReceivedResponse = Type.Object({
 /** A received callback as the merchant's developers area shows it. */
 export const ReceivedCallback = Type.Object({
   callbackId: Type.Integer(),
-  source: Type.String({ description: 'svc, svc-gateway, svcwh, 3ds, or test/json, test/form, test/text' }),
+  source: Type.String({
+    description: 'svc, svc-gateway, svcwh, 3ds, stripe, adyen, or test/json, test/form, test/text',
+  }),
   eventId: nullable(Type.String()),
   transactionId: nullable(Type.String({ description: "The processor's payment id it names" })),
   status: nullable(Type.String()),
@@ -113,7 +149,10 @@ export const ReceivedCallback = Type.Object({
   receivedAt: Type.String({ format: 'date-time' }),
   processedAt: nullable(Type.String({ format: 'date-time' })),
   processingError: nullable(Type.String({ description: 'Why it had no effect (yet), when it did not' })),
-  payload: Type.Unknown({ description: 'The body as received (test/form and test/text: its fields)' }),
+  payload: Type.Unknown({
+    description:
+      "The body as received (test/form and test/text: its fields; stripe and adyen: the gateway's record of the verified event)",
+  }),
 });
 export type ReceivedCallback = Static<typeof ReceivedCallback>;
 
@@ -121,8 +160,8 @@ export const ReceivedCallbacksQuery = Type.Object({
   ...PageQuery,
   source: Type.Optional(
     Type.Union(
-      (['svc', 'svc-gateway', 'svcwh', '3ds', 'test/json', 'test/form', 'test/text'] as const).map((s) =>
-        Type.Literal(s),
+      (['svc', 'svc-gateway', 'svcwh', '3ds', 'stripe', 'adyen', 'test/json', 'test/form', 'test/text'] as const).map(
+        (s) => Type.Literal(s),
       ),
     ),
   ),

@@ -2,7 +2,8 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Timestamp } from '../../storage/schema.js';
 
-export type CallbackEventSource = 'svc' | 'svc-gateway' | 'svcwh' | '3ds' | 'test/json' | 'test/form' | 'test/text';
+export type CallbackEventSource =
+  'svc' | 'svc-gateway' | 'svcwh' | '3ds' | 'stripe' | 'adyen' | 'test/json' | 'test/form' | 'test/text';
 
 export interface CallbackEventsTable {
   id: Generated<number>;
@@ -11,7 +12,10 @@ export interface CallbackEventsTable {
   event_id: string | null;
   transaction_id: string | null;
   status: string | null;
-  /** The whole body as received (JSON), or the form fields / query parameters of test calls. */
+  /**
+   * The whole body as received (JSON), or the form fields / query parameters of test calls. Stripe and
+   * Adyen events: the gateway's callback record of the verified event (`raw_body` keeps what came).
+   */
   payload: ColumnType<unknown, string, string>;
   /** The body (a GET: the query string) exactly as received; null on rows older than the column. */
   raw_body: ColumnType<string | null, string, never>;

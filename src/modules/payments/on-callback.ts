@@ -1,9 +1,10 @@
 import type { PaymentsContext } from './context.js';
-import type { Processor } from '../../processors/types.js';
 import type { Db } from '../../storage/db.js';
 import type { CallbackEvent, CallbackHandlerMap } from '../callbacks/index.js';
 import type { Vault } from '../cards/index.js';
-import { lockPaymentForCallback, type PaymentRow } from './repository.js';
+import { paymentFor, processorSettlement } from './callback-settlement.js';
+import { processorWebhookHandler } from './on-processor-webhook.js';
+import type { PaymentRow } from './repository.js';
 import { processorOf } from './routing.js';
 import { settlePayment } from './settle.js';
 import type { Settlement } from './types.js';
@@ -31,14 +32,14 @@ export function paymentCallbackHandlers(
     if (!settlement) return;
     await settlePayment({ db: trx, clock: ctx.clock }, { payment, settlement });
   };
-  return { svc: onOutcome, 'svc-gateway': onOutcome, '3ds': onOutcome };
-}
-
-/** By our reference (providerData.reference = pay_<id>), else by the processor's transaction id. */
-async function paymentFor(trx: Db, event: CallbackEvent): Promise<PaymentRow | undefined> {
-  const reference = event.body.providerData?.reference;
-  const id = typeof reference === 'string' && /^pay_\d{1,15}$/.test(reference) ? Number(reference.slice(4)) : undefined;
-  return lockPaymentForCallback(trx, id, event.body.transactionId);
+  const onProcessorWebhook = processorWebhookHandler(ctx);
+  return {
+    svc: onOutcome,
+    'svc-gateway': onOutcome,
+    '3ds': onOutcome,
+    stripe: onProcessorWebhook,
+    adyen: onProcessorWebhook,
+  };
 }
 
 /** The UPI PSP's answer from the payer's app: approved, or failed with a UPI response code (U30, U16, U66, U69). */
@@ -55,39 +56,6 @@ function upiSettlement(event: CallbackEvent): Settlement | undefined {
     declineReason: reason,
     details: { upiResponse, reason },
   };
-}
-
-/** A processor's outcome callback, read by that processor's own parseCallback. */
-function processorSettlement(
-  processor: Processor | undefined,
-  event: CallbackEvent,
-  payment: PaymentRow,
-): Settlement | undefined {
-  if (!processor) return undefined;
-  const parsed = processor.parseCallback(event.body);
-  const processorPaymentId = parsed.processorPaymentId;
-  switch (parsed.outcome) {
-    case 'succeeded':
-      return { kind: 'approved', processorPaymentId, captured: payment.capture_delay_hours === 0 };
-    case 'failed':
-      return parsed.declineCode
-        ? {
-            kind: 'declined',
-            processorPaymentId,
-            declineCode: parsed.declineCode,
-            declineReason: parsed.declineReason ?? 'declined',
-          }
-        : { kind: 'failed', processorPaymentId, failureCode: 'processor_failed', declineReason: parsed.declineReason };
-    case 'requires_action':
-      return parsed.challengeUrl
-        ? { kind: 'challenge', processorPaymentId, challengeUrl: parsed.challengeUrl }
-        : undefined;
-    case 'pending':
-      return { kind: 'pending', processorPaymentId };
-    default:
-      // refunded / chargeback notices (svcwh) and unknown statuses do not settle an authorization.
-      return undefined;
-  }
 }
 
 /**

@@ -3,24 +3,20 @@ import { inTransaction } from '../../storage/db-context.js';
 import { toMinor } from '../../lib/money.js';
 import { ProcessorCallError } from '../../processors/types.js';
 import { recordAudit, type AuditEntry } from '../audit/index.js';
-import { recordEvent } from '../events/index.js';
 import { recordRecoveryPoint, type Claim } from '../idempotency/index.js';
-import { recordRefundOnRequest } from '../payment-requests/index.js';
 import {
   findPayment,
   findRefund,
-  finishRefund,
   insertRefund,
   isUnfinished,
-  releaseRefund,
   reserveRefund,
   type PaymentRow,
+  type RefundRow,
   type Scope,
 } from './repository.js';
+import { recordRefundOutcome, type RefundOutcome } from './finish-refund.js';
 import { atProcessor, connectionGone, processorOf } from './routing.js';
 import type { PaymentContext } from './types.js';
-
-type RefundRow = NonNullable<Awaited<ReturnType<typeof findRefund>>>;
 
 const exceeds = (amount: number | null) =>
   invalidFormat('amount', amount, 'The refund exceeds the amount captured and not yet refunded');
@@ -91,11 +87,11 @@ export async function refundPayment(ctx: PaymentContext, input: RefundInput): Pr
 }
 
 /**
- * Asks the processor for an unfinished refund and records its answer: succeeded or pending as it
- * says; failed (the reservation released) when it refused. Without an answer (a time-out, a 5xx, a
- * broken connection) the outcome is unknown: the refund stays unfinished, answered as pending, and
- * the sweep asks again with the same reference. Whoever records an answer first wins; the others
- * return the refund as it then stands.
+ * Asks the processor for an unfinished refund and records its answer (finish-refund.ts): succeeded or
+ * pending as it says; failed (the reservation released) when it refused. Without an answer (a time-out,
+ * a 5xx, a broken connection) the outcome is unknown: the refund stays unfinished, answered as pending,
+ * and the sweep asks again with the same reference (or the processor's webhook finishes it). Whoever
+ * records an answer first wins; the others return the refund as it then stands.
  */
 export async function askProcessor(
   ctx: PaymentContext,
@@ -103,7 +99,7 @@ export async function askProcessor(
   refund: RefundRow,
   testHeaders?: Record<string, string>,
 ): Promise<RefundRow> {
-  let outcome: { refundId: string | null; status: 'succeeded' | 'pending' | 'failed' };
+  let outcome: RefundOutcome;
   // Its connection removed since: the refund stays unfinished, answered as pending.
   const processor = await processorOf(ctx, payment);
   if (!processor) return refund;
@@ -114,36 +110,8 @@ export async function askProcessor(
     if (!refused) return refund;
     outcome = { refundId: null, status: 'failed' };
   }
-  const { status } = outcome;
-  const finished = await inTransaction(ctx, async (trx) => {
-    const done = ctx.clock.now();
-    const updated = await finishRefund(trx.db, refund.id, status, outcome.refundId, done);
-    if (!updated) return undefined;
-    if (status === 'failed') {
-      await releaseRefund(trx.db, payment.id, refund.amount, done);
-    } else {
-      await recordRefundOnRequest(trx, {
-        merchantId: refund.merchant_id,
-        paymentRequestId: payment.payment_request_id,
-        amount: refund.amount,
-      });
-    }
-    if (status !== 'pending') {
-      await recordEvent(trx.db, status === 'succeeded' ? 'refund.succeeded' : 'refund.failed', {
-        merchantId: refund.merchant_id,
-        livemode: refund.livemode,
-        objectId: updated.id,
-        payload: {
-          refundId: updated.id,
-          paymentId: payment.id,
-          amount: refund.amount,
-          currency: payment.currency,
-          status,
-        },
-        createdAt: done,
-      });
-    }
-    return updated;
-  });
+  const finished = await inTransaction(ctx, (trx) =>
+    recordRefundOutcome(trx, { payment, refundId: refund.id, outcome }),
+  );
   return finished ?? (await findRefund(ctx.db, refund.id))!;
 }

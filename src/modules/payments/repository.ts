@@ -236,7 +236,7 @@ export async function insertRefund(
  */
 const unfinished = sql<boolean>`refunds.status = 'pending' and refunds.processor_refund_id is null`;
 
-/** Records the processor's answer on an unfinished refund; undefined when another run recorded one first. */
+/** Records the processor's answer on a refund still pending (locked by the caller: lockRefund). */
 export async function finishRefund(
   db: Db,
   refundId: number,
@@ -248,7 +248,7 @@ export async function finishRefund(
     .updateTable('refunds')
     .set({ status, processor_refund_id: processorRefundId, updated_at: now })
     .where('id', '=', refundId)
-    .where(unfinished)
+    .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
 }
@@ -256,6 +256,13 @@ export async function finishRefund(
 export async function findRefund(db: Db, refundId: number) {
   return db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
 }
+
+/** The refund, locked until the transaction ends, so one answer at a time is recorded on it. */
+export async function lockRefund(db: Db, refundId: number) {
+  return db.selectFrom('refunds').selectAll().where('id', '=', refundId).forUpdate().executeTakeFirst();
+}
+
+export type RefundRow = NonNullable<Awaited<ReturnType<typeof findRefund>>>;
 
 export const isUnfinished = (refund: { status: string; processor_refund_id: string | null }) =>
   refund.status === 'pending' && refund.processor_refund_id === null;

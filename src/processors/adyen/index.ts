@@ -1,5 +1,5 @@
 export { createAdyenConnector } from './connector.js';
-export { ADYEN_WEBHOOK_ANSWER, verifyAdyenWebhook } from './webhook.js';
+export { ADYEN_WEBHOOK_ANSWER, verifyAdyenCallbacks, verifyAdyenWebhook } from './webhook.js';
 export type {
   AdyenConnectorOptions,
   AdyenCredentials,

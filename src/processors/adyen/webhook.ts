@@ -22,12 +22,46 @@ export function verifyAdyenWebhook(
   _headers: Record<string, string | string[] | undefined>,
   secret: string,
 ): AdyenProviderEvent[] {
+  return verifiedItems(rawBody, secret).map(eventOf);
+}
+
+/**
+ * The same check, giving the gateway's callback record of each item, so that the callback pipeline
+ * (its deduplication by eventId included) carries Adyen's notifications; `eventOfCallback` reads one
+ * back. Its status is the outcome (`succeeded`, `failed`, `refunded`, `chargeback`), else the event
+ * code in lower case with `_failed` for an unsuccessful one (`refund_failed`, `capture_failed`,
+ * `cancellation_failed`, `capture`, …), so the stored record says what happened.
+ */
+export function verifyAdyenCallbacks(
+  rawBody: string | Buffer,
+  _headers: Record<string, string | string[] | undefined>,
+  secret: string,
+): ProviderCallback[] {
+  return verifiedItems(rawBody, secret).map((item) => {
+    const event = eventOf(item);
+    return {
+      eventId: event.eventId,
+      transactionId: event.processorPaymentId,
+      status:
+        event.outcome === 'unknown'
+          ? `${event.eventCode.toLowerCase()}${event.success ? '' : '_failed'}`
+          : event.outcome,
+      amount: event.amount,
+      currency: event.currency,
+      timestamp: item.eventDate ?? '',
+      // The item itself (what eventOfCallback reads), and our reference under the name callbacks use.
+      providerData: { ...(item as unknown as Record<string, unknown>), reference: event.reference },
+    };
+  });
+}
+
+function verifiedItems(rawBody: string | Buffer, secret: string): NotificationItem[] {
   const items = itemsOf(rawBody);
   const validator = new hmacValidator();
   for (const item of items) {
     if (!signedBy(validator, item, secret)) throw refused('signature', 'The notification signature does not verify.');
   }
-  return items.map(eventOf);
+  return items;
 }
 
 function itemsOf(rawBody: string | Buffer): NotificationItem[] {

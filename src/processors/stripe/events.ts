@@ -111,12 +111,14 @@ const idOf = (value: unknown): string =>
 /**
  * The gateway's callback record of a verified event, so that the callback pipeline (its
  * deduplication by eventId included) carries Stripe's events; `parseStripeCallback` reads it back.
+ * Its status is the outcome, `refund_failed` for a refund Stripe failed or canceled, and the event
+ * type for any event the gateway does not act on (so the stored record says what it was).
  */
 export function callbackOf(event: StripeProviderEvent): ProviderCallback {
   return {
     eventId: event.eventId,
     transactionId: event.processorPaymentId,
-    status: event.outcome,
+    status: statusOf(event),
     amount: event.amount,
     currency: event.currency,
     timestamp: event.occurredAt,
@@ -130,6 +132,11 @@ export function callbackOf(event: StripeProviderEvent): ProviderCallback {
       ...(event.disputeId !== undefined ? { disputeId: event.disputeId } : {}),
     },
   };
+}
+
+function statusOf(event: StripeProviderEvent): string {
+  if (event.refundStatus === 'failed' || event.refundStatus === 'canceled') return 'refund_failed';
+  return event.outcome === 'unknown' ? event.eventType : event.outcome;
 }
 
 const OUTCOMES: readonly ProviderEvent['outcome'][] = [

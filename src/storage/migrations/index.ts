@@ -31,6 +31,7 @@ import * as m0029 from './0029_payer_defaults.js';
 import * as m0030 from './0030_job_retention.js';
 import * as m0031 from './0031_processor_connections.js';
 import * as m0032 from './0032_processor_routing.js';
+import * as m0033 from './0033_processor_webhooks.js';
 
 /** Versioned migrations, applied in name order at start. Append only; never edit a released one. */
 const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0030_job_retention': m0030,
   '0031_processor_connections': m0031,
   '0032_processor_routing': m0032,
+  '0033_processor_webhooks': m0033,
 };
 
 export const migrationProvider: MigrationProvider = {
