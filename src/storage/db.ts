@@ -9,6 +9,7 @@ export type Db = Kysely<Database>;
 
 export interface Storage {
   db: Db;
+  /** Resolves when the database answers and takes writes (a primary, not read-only); throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
@@ -96,7 +97,12 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     close: () => db.destroy(),
     listen: (channel, handlers) => listenOnServer(listenUrl, channel, handlers),
     ping: async () => {
-      await sql`select 1`.execute(db);
+      // Reachable is not enough: after a failover, an address (DNS, a multi-host URL, a proxy whose
+      // check lags) can still lead to the old primary restarted as a standby, or to a read-only one,
+      // where every write would fail. Only a server that takes writes is ready.
+      const { rows } = await sql<{ writable: boolean }>`
+        select not pg_is_in_recovery() and current_setting('transaction_read_only') = 'off' as writable`.execute(db);
+      if (!rows[0]?.writable) throw new Error('the database server takes no writes (a standby, or read-only)');
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
