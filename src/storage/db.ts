@@ -114,7 +114,10 @@ async function listenOnServer(
   handlers: NoticeHandlers,
 ): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'svc-gateway-listener' });
-  let stopped = false;
+  // `lost` is for a connection that was listening: a failure while connecting (no primary answers
+  // during a failover) is the rejection alone. Told both ways, the caller would try again twice per
+  // failure, doubling its attempts every time until the failover ends.
+  let stopped = true;
   const lost = (error: Error) => {
     if (stopped) return;
     stopped = true;
@@ -128,8 +131,8 @@ async function listenOnServer(
   try {
     await client.connect();
     await client.query(`listen ${channel}`);
+    stopped = false;
   } catch (error) {
-    stopped = true;
     await client.end().catch(() => {});
     throw error;
   }
