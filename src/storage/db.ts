@@ -3,6 +3,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { enableGroupCommit } from './group-commit.js';
 import { sendMarkedAsPrepared } from './prepared.js';
+import { refuseUnreplicatedCommits } from './unreplicated-commit.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -81,6 +82,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const naming = { on: true };
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    refuseUnreplicatedCommits(client);
     if (options.preparedStatements) sendMarkedAsPrepared(client, naming);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -1,11 +1,15 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openStorage } from '../../src/storage/db.js';
+import { runTransaction } from '../../src/storage/after-commit.js';
 import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { useGateway } from '../helpers/gateway.js';
 
 // What a database failover leaves behind, on the suite's server directly: the address the gateway
 // reaches can lead, for a while, to a server that no longer takes writes (the old primary restarted
-// as a standby, a replica a DNS name still points at). The gateway must not call itself ready there.
+// as a standby, a replica a DNS name still points at), where the gateway must not call itself ready;
+// and a commit synchronous replication did not confirm must not count as one.
 let databaseUrl: string;
 let admin: pg.Client;
 
@@ -43,4 +47,39 @@ it('says not ready while the server it reaches takes no writes, and ready again 
   await cutGatewaySessions();
   await gw.call('GET', '/readyz');
   expect((await gw.call('GET', '/readyz')).status).toBe(200);
+});
+
+// PostgreSQL answers a COMMIT whose wait for the synchronous standby was cancelled as done, with only
+// a warning: the transaction may be missing from the standby promoted next. The suite's server has no
+// standby, so the warning is raised the way PostgreSQL raises it, at COMMIT, by a deferred trigger.
+it('refuses a commit answered with the warning that it may not have been replicated', async () => {
+  const storage = await openStorage({ databaseUrl });
+  try {
+    await sql`create table replicated_probe (id int)`.execute(storage.db);
+    await sql`create function replicated_probe_warn() returns trigger language plpgsql as $$
+      begin
+        raise warning 'canceling wait for synchronous replication due to user request'
+          using detail = 'The transaction has already committed locally, but might not have been replicated to the standby.';
+        return null;
+      end $$`.execute(storage.db);
+    await sql`create constraint trigger replicated_probe_at_commit after insert on replicated_probe
+      deferrable initially deferred for each row execute function replicated_probe_warn()`.execute(storage.db);
+
+    const effects: string[] = [];
+    const committing = runTransaction(storage.db, async (trx) => {
+      await sql`insert into replicated_probe values (1)`.execute(trx);
+      return 'committed';
+    }).then(() => effects.push('answered as committed'));
+    await expect(committing).rejects.toThrow(/not confirmed by a synchronous standby/);
+    expect(effects).toEqual([]);
+    // A statement that commits on its own (outside a transaction block) is refused the same way.
+    await expect(sql`insert into replicated_probe values (2)`.execute(storage.db)).rejects.toThrow(
+      /not confirmed by a synchronous standby/,
+    );
+    // The connection serves the next statement as usual.
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from replicated_probe`.execute(storage.db);
+    expect(rows[0].n).toBe(2);
+  } finally {
+    await storage.close();
+  }
 });
