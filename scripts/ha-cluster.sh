@@ -13,6 +13,10 @@
 #                                        then starts that node's Patroni again (as a supervisor would), so
 #                                        it rejoins as a standby; HA_NO_RESTART=1 leaves it down
 #   scripts/ha-cluster.sh leader         prints the current leader's name
+#   scripts/ha-cluster.sh bindir         installs the packages when missing; prints PostgreSQL 15's binaries'
+#                                        directory (pg_basebackup, pg_ctl: the restore drill uses them too)
+#   scripts/ha-cluster.sh healthy        exits 0 when every node runs on the leader's timeline and one of them
+#                                        is the synchronous standby: the cluster can fail over again
 #
 # Ports: HA_PROXY_PORT (default 55600), HA_ETCD_PORT (etcd clients, +1 for its peer port; default 55610),
 # node i's PostgreSQL on HA_PG_PORT+i and its REST API on HA_API_PORT+i (defaults 55620, 55630).
@@ -31,8 +35,8 @@ SSD=/sbin/start-stop-daemon
 action="${1:-start}"
 
 case "$action" in
-  start | stop | status | kill-primary | leader) ;;
-  *) echo "usage: $0 start|stop|status|kill-primary|leader" >&2; exit 2 ;;
+  start | stop | status | kill-primary | leader | healthy | bindir) ;;
+  *) echo "usage: $0 start|stop|status|kill-primary|leader|healthy|bindir" >&2; exit 2 ;;
 esac
 
 log() { echo "ha-cluster: $*" >&2; }
@@ -87,6 +91,26 @@ if [ "$action" = status ]; then
 fi
 
 if [ "$action" = leader ]; then leader; exit; fi
+
+# Patroni promotes only the standby its synchronous key names: until the leader has named one, a
+# second failure leaves the cluster without a primary (safe, but down until an operator acts).
+if [ "$action" = healthy ]; then
+  for name in $(node_names); do
+    # Any live node's REST API tells the whole cluster as the consensus store has it.
+    view="$(curl -s -m 2 "http://127.0.0.1:$((API_PORT + $(node_index "$name")))/cluster" 2>/dev/null)" || continue
+    [ -n "$view" ] || continue
+    echo "$view" | python3 -c '
+import json, sys
+members = json.load(sys.stdin)["members"]
+leader = [m for m in members if m["role"] == "leader"]
+ok = (len(members) == int(sys.argv[1]) and len(leader) == 1
+      and any(m["role"] == "sync_standby" for m in members)
+      and all(m["state"] in ("running", "streaming") and m.get("timeline") == leader[0].get("timeline") for m in members))
+sys.exit(0 if ok else 1)' "$NODES"
+    exit
+  done
+  exit 1
+fi
 
 if [ "$action" = stop ]; then
   [ -d "$DIR" ] || exit 0
@@ -145,6 +169,8 @@ fi
 if [ "$(id -u)" = 0 ]; then
   id -u postgres >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /usr/sbin/nologin postgres
 fi
+
+if [ "$action" = bindir ]; then echo "$BIN"; exit 0; fi
 
 if running etcd && writable; then
   echo "$URL"
@@ -255,7 +281,8 @@ CFG
 [ "$(id -u)" = 0 ] && chown postgres:postgres "$DIR/haproxy.cfg"
 daemon haproxy /usr/sbin/haproxy -db -f "$DIR/haproxy.cfg"
 
-# Ready when a write commits through HAProxy, which needs a synchronous standby streaming.
-for _ in $(seq 240); do writable && break; sleep 0.5; done
-writable || { log "no write commits through HAProxy; see the logs in $DIR"; exit 1; }
+# Ready when a write commits through HAProxy and the cluster could fail over: every node streaming and
+# the standby Patroni may promote named (a write commits earlier, acknowledged by any standby).
+for _ in $(seq 240); do writable && "$0" healthy && break; sleep 0.5; done
+writable && "$0" healthy || { log "the cluster did not become ready; see the logs in $DIR"; exit 1; }
 echo "$URL"

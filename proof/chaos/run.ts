@@ -8,7 +8,7 @@ import { checkAnswers, checkCardData, checkOutcomes, checkStore, type Verdict } 
 import { runOrder, type ClientOptions, type Order } from './clients.js';
 import { freePort, GatewayLives, startSandboxProcess } from './processes.js';
 
-export type Scenario = 'kill' | 'postgres' | 'hang';
+export type Scenario = 'kill' | 'postgres' | 'hang' | 'failover' | 'rolling';
 
 export interface ChaosOptions {
   scenario: Scenario;
@@ -24,6 +24,16 @@ export interface ChaosOptions {
   databaseUrl?: string;
   /** Stops PostgreSQL immediately and starts it again (scenario "postgres"). */
   restartPostgres?: () => Promise<void>;
+  /**
+   * SIGKILLs the primary of a highly available cluster (scenario "failover", scripts/ha-cluster.sh),
+   * resolving once it is gone, and `waitForPrimary` resolves once a write commits again.
+   */
+  killPrimary?: () => Promise<void>;
+  waitForPrimary?: () => Promise<void>;
+  /** Resolves once the cluster could fail over again (the killed node back as a standby). */
+  waitForStandby?: () => Promise<void>;
+  /** Gateway instances on the same database, the clients' calls spread over them in turn (default 1). */
+  instances?: number;
   /** A call without a definite answer this long after it started is a violation. */
   deadlineMs: number;
   /** The longest acceptable time from the gateway being back to an interrupted call's definite answer. */
@@ -62,7 +72,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => {});
   const random = prng(options.seed);
   const secret = randomBytes(24).toString('hex');
-  const [gatewayPort, sandboxPort] = [await freePort(), await freePort()];
+  const instances = options.instances ?? 1;
+  const gatewayPorts = await Promise.all(Array.from({ length: instances }, () => freePort()));
+  const [gatewayPort, sandboxPort] = [gatewayPorts[0], await freePort()];
   const sandbox = await startSandboxProcess({
     port: sandboxPort,
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
@@ -72,10 +84,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const store: Record<string, string> = options.databaseUrl
     ? { DATABASE_URL: options.databaseUrl }
     : { DATA_DIR: dataDir! };
-  const gateway = new GatewayLives({
+  const gatewayEnv = (port: number) => ({
     NODE_ENV: 'development',
     HOST: '127.0.0.1',
-    PORT: String(gatewayPort),
+    PORT: String(port),
     SANDBOX_URL: sandbox.url,
     CALLBACK_SIGNING_SECRET: secret,
     PROCESSOR_TIMEOUT_MS: String(PROCESSOR_TIMEOUT_MS),
@@ -84,19 +96,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     SEED_DEMO: 'true',
     ...store,
   });
+  const gateway = new GatewayLives(gatewayEnv(gatewayPort));
+  // The others share the first's database (and its demo merchant's key), as instances behind a load balancer.
+  const others = gatewayPorts.slice(1).map((port) => new GatewayLives(gatewayEnv(port)));
+  const gateways = [gateway, ...others];
+  let turn = 0;
   const verdict: Verdict = { checked: 0, violations: [], answerAfterRestartMs: [] };
   const counters = { sent: 0 };
   let faults = 0;
+  /** When each primary was killed (scenario "failover"). */
+  const killedAt: number[] = [];
   try {
     await gateway.start();
+    for (const other of others) await other.start();
     const runId = `${options.seed}-${randomBytes(3).toString('hex')}`;
     const client: ClientOptions = {
-      url: () => gateway.url,
+      url: () => gateways[turn++ % gateways.length].url,
       apiKey: () => gateway.apiKey,
       runId,
       deadlineMs: options.deadlineMs,
       lastReadyAt: () => gateway.readyAt[gateway.readyAt.length - 1],
-      down: () => gateway.down,
+      down: () => gateways.every((g) => g.down),
       counters,
       payHeaders:
         options.scenario === 'hang' ? { 'x-sandbox-hang-ms': String(PROCESSOR_TIMEOUT_MS + 1500) } : undefined,
@@ -132,6 +152,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           log(
             `  kill -9 #${i + 1}: life ${gateway.lives} ready after ${Date.now() - killedAt} ms (${done}/${orders.length} orders done)`,
           );
+        } else if (options.scenario === 'rolling') {
+          // A rolling restart: one instance at a time gets SIGTERM (it drains what it was answering),
+          // is started again, and only then the next one goes.
+          const instance = gateways[i % gateways.length];
+          const stoppedAt = Date.now();
+          await instance.stop();
+          await instance.start();
+          log(
+            `  instance ${(i % gateways.length) + 1} restarted (SIGTERM): ready after ${Date.now() - stoppedAt} ms (${done}/${orders.length} orders done)`,
+          );
+        } else if (options.scenario === 'failover') {
+          // An interrupted call must be answered within answerWithinMs of the kill itself: the
+          // failover's own time counts.
+          gateway.readyAt.push(Date.now());
+          killedAt.push(Date.now());
+          await options.killPrimary!();
+          await options.waitForPrimary!();
+          log(
+            `  primary killed #${i + 1}: writable again after ${Date.now() - gateway.readyAt[gateway.readyAt.length - 1]} ms (${done}/${orders.length} orders done)`,
+          );
+          await options.waitForStandby?.();
         } else {
           await options.restartPostgres!();
           gateway.readyAt.push(Date.now());
@@ -167,8 +208,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
 
     verdict.checked++;
-    for (const crash of gateway.crashes) verdict.violations.push(`the gateway process died on its own (${crash})`);
+    for (const crash of gateways.flatMap((g) => g.crashes))
+      verdict.violations.push(`the gateway process died on its own (${crash})`);
     checkAnswers(orders, gateway.readyAt.slice(1), verdict);
+    // A failover interrupts every call in flight at the kill, whether it saw an error or only waited:
+    // each one's definite answer counts from the kill.
+    for (const at of killedAt)
+      for (const exchange of orders.flatMap((o) => [o.request, o.pay, o.refundCall, o.overRefund]))
+        if (exchange?.decided && exchange.startedAt <= at && exchange.decided.at >= at)
+          verdict.answerAfterRestartMs.push(exchange.decided.at - at);
     const sandboxView = {
       byReference: async (reference: string) => {
         const res = await fetch(`${sandbox.url}/acme/v1/payments?reference=${encodeURIComponent(reference)}`);
@@ -183,19 +231,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         `${slow.length} interrupted calls took longer than ${options.answerWithinMs} ms after the restart to get a definite answer (longest ${Math.max(...slow)} ms)`,
       );
 
-    await gateway.stop();
+    for (const g of gateways) await g.stop();
     // The stopped gateway stopped its embedded server; it is started again to read the store.
     const embedded = dataDir ? await startEmbeddedServer(dataDir, { role: 'tool' }) : undefined;
     const storage = await openStorage({ databaseUrl: embedded?.url ?? options.databaseUrl! });
     try {
       await checkStore(storage.db, verdict);
-      await checkCardData(storage.db, gateway.allLogs(), verdict);
+      await checkCardData(storage.db, gateways.map((g) => g.allLogs()).join(''), verdict);
     } finally {
       await storage.close();
       await embedded?.stop();
     }
   } finally {
-    await gateway.stop();
+    for (const g of gateways) await g.stop();
     await sandbox.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
@@ -221,6 +269,8 @@ export function formatReport(report: ChaosReport): string {
     kill: 'gateway kill -9',
     postgres: 'PostgreSQL immediate stops',
     hang: 'processor hangs past the time-out',
+    failover: 'primary database server SIGKILLs (failover)',
+    rolling: 'instance restarts (SIGTERM, one at a time)',
   }[report.scenario];
   const times = report.answerAfterRestartMs;
   const unique = [...new Set(report.violations.map((v) => v.replace(/chaos-[\w-]+?-(\d+)-/, 'chaos-…-')))];
