@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStorage } from '../../src/storage/db.js';
 import { runTransaction } from '../../src/storage/after-commit.js';
+import { hot } from '../../src/storage/prepared.js';
 import { freshPostgresDatabaseUrl } from '../helpers/database.js';
 import { useGateway } from '../helpers/gateway.js';
 
@@ -79,6 +80,36 @@ it('refuses a commit answered with the warning that it may not have been replica
     // The connection serves the next statement as usual.
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from replicated_probe`.execute(storage.db);
     expect(rows[0].n).toBe(2);
+  } finally {
+    await storage.close();
+  }
+});
+
+// Named prepared statements live in one server session: after a failover every connection is new, and
+// the statements must be prepared again there, not assumed (the pool drops the connections that broke).
+it('prepares its hot statements again on the connections that replace lost ones', async () => {
+  const storage = await openStorage({ databaseUrl, poolSize: 1, preparedStatements: true });
+  const next = (n: number) =>
+    storage.db.executeQuery(
+      hot('failover_probe', sql<{ next: number }>`select ${n}::int + 1 as next`.compile(storage.db)),
+    );
+  const named = async () =>
+    (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(storage.db)).rows.map((r) => r.name);
+  try {
+    expect((await next(1)).rows).toEqual([{ next: 2 }]);
+    expect(await named()).toContainEqual(expect.stringMatching(/^failover_probe_/));
+    const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(storage.db);
+    await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
+    // The lost connection fails at most the one statement that meets it; the next runs on a new one.
+    const answers = [];
+    for (let i = 0; i < 3 && answers.length === 0; i++) {
+      const result = await next(2).catch(() => undefined);
+      if (result) answers.push(result.rows);
+    }
+    expect(answers).toEqual([[{ next: 3 }]]);
+    const { rows: now } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(storage.db);
+    expect(now[0].pid).not.toBe(rows[0].pid);
+    expect(await named()).toContainEqual(expect.stringMatching(/^failover_probe_/));
   } finally {
     await storage.close();
   }
