@@ -89,9 +89,10 @@ it('refuses a commit answered with the warning that it may not have been replica
 // the statements must be prepared again there, not assumed (the pool drops the connections that broke).
 it('prepares its hot statements again on the connections that replace lost ones', async () => {
   const storage = await openStorage({ databaseUrl, poolSize: 1, preparedStatements: true });
+  // A text of its own: statements are named by their text, once per process (prepared.ts).
   const next = (n: number) =>
     storage.db.executeQuery(
-      hot('failover_probe', sql<{ next: number }>`select ${n}::int + 1 as next`.compile(storage.db)),
+      hot('failover_probe', sql<{ next: number }>`select ${n}::int + 1 as next /* failover */`.compile(storage.db)),
     );
   const named = async () =>
     (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(storage.db)).rows.map((r) => r.name);
