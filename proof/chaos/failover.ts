@@ -31,6 +31,7 @@ export async function runFailover(o: FailoverOptions): Promise<ChaosReport> {
       concurrency: o.concurrency,
       faults: o.kills,
       instances: 2,
+      notifications: true,
       databaseUrl: await cluster.freshDatabase(),
       deadlineMs: o.deadlineMs,
       answerWithinMs: o.answerWithinMs,

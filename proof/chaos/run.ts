@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { openStorage } from '../../src/storage/db.js';
 import { startEmbeddedServer } from '../../src/storage/embedded-server.js';
 import { checkAnswers, checkCardData, checkOutcomes, checkStore, type Verdict } from './checks.js';
@@ -34,6 +36,11 @@ export interface ChaosOptions {
   waitForStandby?: () => Promise<void>;
   /** Gateway instances on the same database, the clients' calls spread over them in turn (default 1). */
   instances?: number;
+  /**
+   * Give each payment request a notifyUrl on a receiver of the run's own, and check afterwards that every
+   * payment and refund event in the outbox was delivered there (needs `databaseUrl`).
+   */
+  notifications?: boolean;
   /** A call without a definite answer this long after it started is a violation. */
   deadlineMs: number;
   /** The longest acceptable time from the gateway being back to an interrupted call's definite answer. */
@@ -80,6 +87,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
     secret,
   });
+  const receiver = options.notifications ? await startReceiver() : undefined;
   const dataDir = options.databaseUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'svc-chaos-'));
   const store: Record<string, string> = options.databaseUrl
     ? { DATABASE_URL: options.databaseUrl }
@@ -118,6 +126,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       lastReadyAt: () => gateway.readyAt[gateway.readyAt.length - 1],
       down: () => gateways.every((g) => g.down),
       counters,
+      notifyUrl: receiver?.url,
       payHeaders:
         options.scenario === 'hang' ? { 'x-sandbox-hang-ms': String(PROCESSOR_TIMEOUT_MS + 1500) } : undefined,
     };
@@ -231,6 +240,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         `${slow.length} interrupted calls took longer than ${options.answerWithinMs} ms after the restart to get a definite answer (longest ${Math.max(...slow)} ms)`,
       );
 
+    if (receiver) await checkDelivered(options.databaseUrl!, receiver.received, verdict, log);
     for (const g of gateways) await g.stop();
     // The stopped gateway stopped its embedded server; it is started again to read the store.
     const embedded = dataDir ? await startEmbeddedServer(dataDir, { role: 'tool' }) : undefined;
@@ -245,6 +255,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   } finally {
     for (const g of gateways) await g.stop();
     await sandbox.stop();
+    await receiver?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
   return {
@@ -283,4 +294,60 @@ export function formatReport(report: ChaosReport): string {
       ? [`    … and ${report.violations.length - 40} more (${unique.length} distinct shapes)`]
       : []),
   ].join('\n');
+}
+
+/** A merchant's webhook receiver: answers 200 to every POST and keeps the ids of the events it got. */
+async function startReceiver(): Promise<{ url: string; received: Set<string>; stop(): Promise<void> }> {
+  const received = new Set<string>();
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      try {
+        received.add((JSON.parse(body) as { id: string }).id);
+      } catch {
+        // not an event: still answered
+      }
+      response.writeHead(200).end();
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Every payment and refund event in the outbox delivered at least once: waits up to a minute for the
+ * delivery sweep (the gateways still run), then reports each one missing.
+ */
+async function checkDelivered(
+  databaseUrl: string,
+  received: Set<string>,
+  verdict: Verdict,
+  log: (line: string) => void,
+): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    let missing: string[] = [];
+    let events = 0;
+    for (const deadline = Date.now() + 60_000; ;) {
+      const { rows } = await client.query<{ id: string; type: string }>(
+        `select 'evt_' || id as id, type from outbox_events where type like 'payment.%' or type like 'refund.%'`,
+      );
+      events = rows.length;
+      missing = rows.filter((row) => !received.has(row.id)).map((row) => `${row.id} (${row.type})`);
+      if (missing.length === 0 || Date.now() > deadline) break;
+      await sleep(1000);
+    }
+    verdict.checked += events;
+    log(`  notifications: ${events} payment and refund events, ${received.size} received by the merchant's endpoint`);
+    for (const event of missing) verdict.violations.push(`event ${event}: in the outbox, never delivered`);
+  } finally {
+    await client.end();
+  }
 }
