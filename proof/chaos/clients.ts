@@ -56,6 +56,8 @@ export interface ClientOptions {
   down: () => boolean;
   /** Headers for the payment call (the processor-hang test control). */
   payHeaders?: Record<string, string>;
+  /** Where the notifications of each order's payments and refunds go (its payment request's notifyUrl). */
+  notifyUrl?: string;
   counters: { sent: number };
 }
 
@@ -123,6 +125,7 @@ export async function runOrder(options: ClientOptions, order: Order): Promise<vo
     amount: order.amount,
     currency: 'EUR',
     reference: prefix,
+    ...(options.notifyUrl ? { notifyUrl: options.notifyUrl } : {}),
   });
   const requestId = order.request.decided?.body?.paymentRequestId;
   if (!requestId) return;

@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { openStorage } from '../../src/storage/db.js';
 import { startEmbeddedServer } from '../../src/storage/embedded-server.js';
 import { checkAnswers, checkCardData, checkOutcomes, checkStore, type Verdict } from './checks.js';
 import { runOrder, type ClientOptions, type Order } from './clients.js';
 import { freePort, GatewayLives, startSandboxProcess } from './processes.js';
 
-export type Scenario = 'kill' | 'postgres' | 'hang';
+export type Scenario = 'kill' | 'postgres' | 'hang' | 'failover' | 'rolling';
 
 export interface ChaosOptions {
   scenario: Scenario;
@@ -24,6 +26,21 @@ export interface ChaosOptions {
   databaseUrl?: string;
   /** Stops PostgreSQL immediately and starts it again (scenario "postgres"). */
   restartPostgres?: () => Promise<void>;
+  /**
+   * SIGKILLs the primary of a highly available cluster (scenario "failover", scripts/ha-cluster.sh),
+   * resolving once it is gone, and `waitForPrimary` resolves once a write commits again.
+   */
+  killPrimary?: () => Promise<void>;
+  waitForPrimary?: () => Promise<void>;
+  /** Resolves once the cluster could fail over again (the killed node back as a standby). */
+  waitForStandby?: () => Promise<void>;
+  /** Gateway instances on the same database, the clients' calls spread over them in turn (default 1). */
+  instances?: number;
+  /**
+   * Give each payment request a notifyUrl on a receiver of the run's own, and check afterwards that every
+   * payment and refund event in the outbox was delivered there (needs `databaseUrl`).
+   */
+  notifications?: boolean;
   /** A call without a definite answer this long after it started is a violation. */
   deadlineMs: number;
   /** The longest acceptable time from the gateway being back to an interrupted call's definite answer. */
@@ -62,20 +79,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => {});
   const random = prng(options.seed);
   const secret = randomBytes(24).toString('hex');
-  const [gatewayPort, sandboxPort] = [await freePort(), await freePort()];
+  const instances = options.instances ?? 1;
+  const gatewayPorts = await Promise.all(Array.from({ length: instances }, () => freePort()));
+  const [gatewayPort, sandboxPort] = [gatewayPorts[0], await freePort()];
   const sandbox = await startSandboxProcess({
     port: sandboxPort,
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
     secret,
   });
+  const receiver = options.notifications ? await startReceiver() : undefined;
   const dataDir = options.databaseUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'svc-chaos-'));
   const store: Record<string, string> = options.databaseUrl
     ? { DATABASE_URL: options.databaseUrl }
     : { DATA_DIR: dataDir! };
-  const gateway = new GatewayLives({
+  const gatewayEnv = (port: number) => ({
     NODE_ENV: 'development',
     HOST: '127.0.0.1',
-    PORT: String(gatewayPort),
+    PORT: String(port),
     SANDBOX_URL: sandbox.url,
     CALLBACK_SIGNING_SECRET: secret,
     PROCESSOR_TIMEOUT_MS: String(PROCESSOR_TIMEOUT_MS),
@@ -84,20 +104,29 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     SEED_DEMO: 'true',
     ...store,
   });
+  const gateway = new GatewayLives(gatewayEnv(gatewayPort));
+  // The others share the first's database (and its demo merchant's key), as instances behind a load balancer.
+  const others = gatewayPorts.slice(1).map((port) => new GatewayLives(gatewayEnv(port)));
+  const gateways = [gateway, ...others];
+  let turn = 0;
   const verdict: Verdict = { checked: 0, violations: [], answerAfterRestartMs: [] };
   const counters = { sent: 0 };
   let faults = 0;
+  /** When each primary was killed (scenario "failover"). */
+  const killedAt: number[] = [];
   try {
     await gateway.start();
+    for (const other of others) await other.start();
     const runId = `${options.seed}-${randomBytes(3).toString('hex')}`;
     const client: ClientOptions = {
-      url: () => gateway.url,
+      url: () => gateways[turn++ % gateways.length].url,
       apiKey: () => gateway.apiKey,
       runId,
       deadlineMs: options.deadlineMs,
       lastReadyAt: () => gateway.readyAt[gateway.readyAt.length - 1],
-      down: () => gateway.down,
+      down: () => gateways.every((g) => g.down),
       counters,
+      notifyUrl: receiver?.url,
       payHeaders:
         options.scenario === 'hang' ? { 'x-sandbox-hang-ms': String(PROCESSOR_TIMEOUT_MS + 1500) } : undefined,
     };
@@ -132,6 +161,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           log(
             `  kill -9 #${i + 1}: life ${gateway.lives} ready after ${Date.now() - killedAt} ms (${done}/${orders.length} orders done)`,
           );
+        } else if (options.scenario === 'rolling') {
+          // A rolling restart: one instance at a time gets SIGTERM (it drains what it was answering),
+          // is started again, and only then the next one goes.
+          const instance = gateways[i % gateways.length];
+          const stoppedAt = Date.now();
+          await instance.stop();
+          await instance.start();
+          log(
+            `  instance ${(i % gateways.length) + 1} restarted (SIGTERM): ready after ${Date.now() - stoppedAt} ms (${done}/${orders.length} orders done)`,
+          );
+        } else if (options.scenario === 'failover') {
+          // An interrupted call must be answered within answerWithinMs of the kill itself: the
+          // failover's own time counts.
+          gateway.readyAt.push(Date.now());
+          killedAt.push(Date.now());
+          await options.killPrimary!();
+          await options.waitForPrimary!();
+          log(
+            `  primary killed #${i + 1}: writable again after ${Date.now() - gateway.readyAt[gateway.readyAt.length - 1]} ms (${done}/${orders.length} orders done)`,
+          );
+          await options.waitForStandby?.();
         } else {
           await options.restartPostgres!();
           gateway.readyAt.push(Date.now());
@@ -167,8 +217,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
 
     verdict.checked++;
-    for (const crash of gateway.crashes) verdict.violations.push(`the gateway process died on its own (${crash})`);
+    for (const crash of gateways.flatMap((g) => g.crashes))
+      verdict.violations.push(`the gateway process died on its own (${crash})`);
     checkAnswers(orders, gateway.readyAt.slice(1), verdict);
+    // A failover interrupts every call in flight at the kill, whether it saw an error or only waited:
+    // each one's definite answer counts from the kill.
+    for (const at of killedAt)
+      for (const exchange of orders.flatMap((o) => [o.request, o.pay, o.refundCall, o.overRefund]))
+        if (exchange?.decided && exchange.startedAt <= at && exchange.decided.at >= at)
+          verdict.answerAfterRestartMs.push(exchange.decided.at - at);
     const sandboxView = {
       byReference: async (reference: string) => {
         const res = await fetch(`${sandbox.url}/acme/v1/payments?reference=${encodeURIComponent(reference)}`);
@@ -183,20 +240,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         `${slow.length} interrupted calls took longer than ${options.answerWithinMs} ms after the restart to get a definite answer (longest ${Math.max(...slow)} ms)`,
       );
 
-    await gateway.stop();
+    if (receiver) await checkDelivered(options.databaseUrl!, receiver.received, verdict, log);
+    for (const g of gateways) await g.stop();
     // The stopped gateway stopped its embedded server; it is started again to read the store.
     const embedded = dataDir ? await startEmbeddedServer(dataDir, { role: 'tool' }) : undefined;
     const storage = await openStorage({ databaseUrl: embedded?.url ?? options.databaseUrl! });
     try {
       await checkStore(storage.db, verdict);
-      await checkCardData(storage.db, gateway.allLogs(), verdict);
+      await checkCardData(storage.db, gateways.map((g) => g.allLogs()).join(''), verdict);
     } finally {
       await storage.close();
       await embedded?.stop();
     }
   } finally {
-    await gateway.stop();
+    for (const g of gateways) await g.stop();
     await sandbox.stop();
+    await receiver?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
   return {
@@ -221,6 +280,8 @@ export function formatReport(report: ChaosReport): string {
     kill: 'gateway kill -9',
     postgres: 'PostgreSQL immediate stops',
     hang: 'processor hangs past the time-out',
+    failover: 'primary database server SIGKILLs (failover)',
+    rolling: 'instance restarts (SIGTERM, one at a time)',
   }[report.scenario];
   const times = report.answerAfterRestartMs;
   const unique = [...new Set(report.violations.map((v) => v.replace(/chaos-[\w-]+?-(\d+)-/, 'chaos-…-')))];
@@ -233,4 +294,60 @@ export function formatReport(report: ChaosReport): string {
       ? [`    … and ${report.violations.length - 40} more (${unique.length} distinct shapes)`]
       : []),
   ].join('\n');
+}
+
+/** A merchant's webhook receiver: answers 200 to every POST and keeps the ids of the events it got. */
+async function startReceiver(): Promise<{ url: string; received: Set<string>; stop(): Promise<void> }> {
+  const received = new Set<string>();
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      try {
+        received.add((JSON.parse(body) as { id: string }).id);
+      } catch {
+        // not an event: still answered
+      }
+      response.writeHead(200).end();
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * Every payment and refund event in the outbox delivered at least once: waits up to a minute for the
+ * delivery sweep (the gateways still run), then reports each one missing.
+ */
+async function checkDelivered(
+  databaseUrl: string,
+  received: Set<string>,
+  verdict: Verdict,
+  log: (line: string) => void,
+): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    let missing: string[] = [];
+    let events = 0;
+    for (const deadline = Date.now() + 60_000; ;) {
+      const { rows } = await client.query<{ id: string; type: string }>(
+        `select 'evt_' || id as id, type from outbox_events where type like 'payment.%' or type like 'refund.%'`,
+      );
+      events = rows.length;
+      missing = rows.filter((row) => !received.has(row.id)).map((row) => `${row.id} (${row.type})`);
+      if (missing.length === 0 || Date.now() > deadline) break;
+      await sleep(1000);
+    }
+    verdict.checked += events;
+    log(`  notifications: ${events} payment and refund events, ${received.size} received by the merchant's endpoint`);
+    for (const event of missing) verdict.violations.push(`event ${event}: in the outbox, never delivered`);
+  } finally {
+    await client.end();
+  }
 }

@@ -3,12 +3,14 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import { enableGroupCommit } from './group-commit.js';
 import { sendMarkedAsPrepared } from './prepared.js';
+import { refuseUnreplicatedCommits } from './unreplicated-commit.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 
 export interface Storage {
   db: Db;
+  /** Resolves when the database answers and takes writes (a primary, not read-only); throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
@@ -80,6 +82,7 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   const naming = { on: true };
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    refuseUnreplicatedCommits(client);
     if (options.preparedStatements) sendMarkedAsPrepared(client, naming);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -96,7 +99,12 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
     close: () => db.destroy(),
     listen: (channel, handlers) => listenOnServer(listenUrl, channel, handlers),
     ping: async () => {
-      await sql`select 1`.execute(db);
+      // Reachable is not enough: after a failover, an address (DNS, a multi-host URL, a proxy whose
+      // check lags) can still lead to the old primary restarted as a standby, or to a read-only one,
+      // where every write would fail. Only a server that takes writes is ready.
+      const { rows } = await sql<{ writable: boolean }>`
+        select not pg_is_in_recovery() and current_setting('transaction_read_only') = 'off' as writable`.execute(db);
+      if (!rows[0]?.writable) throw new Error('the database server takes no writes (a standby, or read-only)');
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
@@ -108,7 +116,10 @@ async function listenOnServer(
   handlers: NoticeHandlers,
 ): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'svc-gateway-listener' });
-  let stopped = false;
+  // `lost` is for a connection that was listening: a failure while connecting (no primary answers
+  // during a failover) is the rejection alone. Told both ways, the caller would try again twice per
+  // failure, doubling its attempts every time until the failover ends.
+  let stopped = true;
   const lost = (error: Error) => {
     if (stopped) return;
     stopped = true;
@@ -122,8 +133,8 @@ async function listenOnServer(
   try {
     await client.connect();
     await client.query(`listen ${channel}`);
+    stopped = false;
   } catch (error) {
-    stopped = true;
     await client.end().catch(() => {});
     throw error;
   }

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { groupCommit, groupsCommits, type GroupStats } from '../../src/storage/group-commit.js';
 import { openStorage } from '../../src/storage/db.js';
+import { UnreplicatedCommitError } from '../../src/storage/unreplicated-commit.js';
 import { freshDatabaseUrl } from '../helpers/database.js';
 
 // The grouping itself, with statements that are functions here: which calls go alone, which go
@@ -107,6 +108,10 @@ const sessionEnded = Object.assign(new Error('terminating connection due to admi
 it.each([
   ['a lost connection', lostConnection],
   ['a FATAL error (the session ended)', sessionEnded],
+  [
+    'a commit synchronous replication did not confirm',
+    new UnreplicatedCommitError('canceling wait for synchronous replication due to user request'),
+  ],
 ])(
   'gives %s to every call of the group, and runs none of them again: the commit may have happened',
   async (_, error) => {

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeyCache, verifyApiKey, type KeyCache } from '../../src/modules/api-keys/index.js';
 import { setMerchantStatus } from '../../src/modules/merchants/index.js';
 import { startHeartbeat, type Heartbeat } from '../../src/modules/instances/index.js';
-import type { Storage } from '../../src/storage/db.js';
+import { openStorage, type Storage } from '../../src/storage/db.js';
 import { startTestGateway, type CallResult, type TestGateway, type TestMerchant } from '../helpers/gateway.js';
 import { teammate } from '../panel/fixtures.js';
 import { session, type Signed } from '../team/fixtures.js';
@@ -199,6 +200,50 @@ describe('a cache that loses its listener', () => {
     await cache.lookup('hash-1', read);
     await cache.lookup('hash-1', read);
     expect(reads).toBe(4);
+  });
+});
+
+/**
+ * A listener that cannot connect while no primary answers (a failover: the proxy in front of the
+ * cluster accepts the connection and closes it at once): it tries again once a second, however long
+ * the failover lasts, never more often.
+ */
+describe('a cache whose listener cannot connect', () => {
+  let refusing: net.Server;
+  let storage: Storage;
+  let heartbeat: Heartbeat;
+  let cache: KeyCache | undefined;
+  let attempts = 0;
+  beforeAll(async () => {
+    refusing = net.createServer((socket) => {
+      attempts++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const { port } = refusing.address() as net.AddressInfo;
+    storage = await openStorage({
+      databaseUrl: a.config.databaseUrl!,
+      listenUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    });
+    heartbeat = await startHeartbeat(a.db, a.gateway.app.ctx.logger);
+  });
+  afterAll(async () => {
+    await cache?.stop();
+    await heartbeat?.stop();
+    await storage?.close();
+    await new Promise((resolve) => refusing?.close(resolve));
+  });
+
+  it('tries to listen again once a second, not twice as often after every failure', async () => {
+    cache = await startKeyCache(
+      { storage, instanceId: heartbeat.instanceId, logger: a.gateway.app.ctx.logger },
+      { enabled: true },
+    );
+    await sleep(4500);
+    // The first attempt, then one a second: five; a doubling would have made about thirty.
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(attempts).toBeLessThanOrEqual(6);
+    expect(cache.stats().usable).toBe(false);
   });
 });
 

@@ -43,3 +43,18 @@ it('processor holding its answer past the time-out after charging: one charge, o
   expect(report.checked, text).toBeGreaterThan(20);
   expect(report.violations, text).toEqual([]);
 }, 150_000);
+
+it('rolling restart of two instances under load (SIGTERM to one, started again, then the other): no acknowledged request lost', async () => {
+  const report = await runChaos({
+    ...(await base()),
+    scenario: 'rolling',
+    orders: 100,
+    concurrency: 6,
+    faults: 2,
+    instances: 2,
+  });
+  const text = formatReport(report);
+  expect(report.faultsInjected, text).toBe(2);
+  expect(report.checked, text).toBeGreaterThan(100);
+  expect(report.violations, text).toEqual([]);
+}, 180_000);

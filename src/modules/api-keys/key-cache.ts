@@ -120,6 +120,8 @@ export async function startKeyCache(
     drop();
     if (stopped) return;
     logger.warn({ err: { message: error.message } }, 'key cache: listener lost; API keys are read from the database');
+    // One attempt at a time, whichever way the loss was told.
+    clearTimeout(relistenTimer);
     relistenTimer = setTimeout(() => void listen(), RELISTEN_MS);
     relistenTimer.unref();
   }
