@@ -43,3 +43,20 @@ it('processor holding its answer past the time-out after charging: one charge, o
   expect(report.checked, text).toBeGreaterThan(20);
   expect(report.violations, text).toEqual([]);
 }, 150_000);
+
+it('Stripe hanging, then answering 503, then 429 mid-load: the circuit opens, payments go on through the sandbox, nothing is charged twice', async () => {
+  const report = await runChaos({
+    ...(await base()),
+    scenario: 'processor-faults',
+    orders: 60,
+    concurrency: 6,
+    faults: 3,
+    requestsPerFault: 6,
+  });
+  const text = formatReport(report);
+  if (process.env.CHAOS_PRINT) process.stderr.write(`${text}\n`);
+  expect(report.faultsInjected, text).toBe(3);
+  expect(report.paidThrough?.stripe, text).toBeGreaterThan(0);
+  expect(report.paidThrough?.acme, text).toBeGreaterThan(0);
+  expect(report.violations, text).toEqual([]);
+}, 150_000);
