@@ -26,7 +26,7 @@ build_unless_current() {
   mv "$stamp.next" "$stamp"
 }
 
-build_unless_current dist/.build-stamp "src sandbox bench tsconfig.json package.json package-lock.json" dist \
+build_unless_current dist/.build-stamp "src sandbox simulators bench tsconfig.json package.json package-lock.json" dist \
   node_modules/.bin/tsc -p .
 # Vite empties web/dist/checkout, not web/dist, where the stamp lives.
 build_unless_current web/dist/.build-stamp "web package.json package-lock.json" web/dist npm run --silent build:web
