@@ -1,4 +1,4 @@
-import { startStripeSimulator, type StripeSimulator } from '../../simulators/stripe/index.js';
+import { startStripeSimulator, type Fault, type StripeSimulator } from '../../simulators/stripe/index.js';
 import type { Charge, Verdict } from './checks.js';
 import type { Order } from './clients.js';
 
@@ -6,13 +6,22 @@ import type { Order } from './clients.js';
  * The "processor faults" scenario's processors: the demo merchant's h2h slot served by a Stripe
  * connection (the contract simulator, in this process, the gateway's STRIPE_API_BASE) at the higher
  * priority and the built-in sandbox behind it. Mid-load Stripe stops answering in time, or answers
- * 503 or 429, for a number of requests, then answers again; the connection's circuit must open, the
- * payments go on through the sandbox, and nothing may be charged twice across the two.
+ * 503 or 429, for a number of requests (some after acting on them), then answers again; the
+ * connection's circuit must open, the payments go on through the sandbox, and nothing may be charged
+ * twice across the two.
  */
 
-/** What Stripe does to each request of an episode: hold it past the gateway's time-out, or refuse it. */
-export type ProcessorFault = 'hang' | '503' | '429';
-export const PROCESSOR_FAULTS: ProcessorFault[] = ['hang', '503', '429'];
+/**
+ * What Stripe does to each request of an episode: hold it past the gateway's time-out or answer 503,
+ * having acted on it (the charge is made, the answer lost) or not; or refuse it with 429 (never acted on).
+ */
+export type ProcessorFault = 'hang after acting' | '503 after acting' | '429' | 'hang' | '503';
+export const PROCESSOR_FAULTS: ProcessorFault[] = ['hang after acting', '503 after acting', '429', 'hang', '503'];
+
+const faultOf = (fault: ProcessorFault): Fault => {
+  const processed = fault.endsWith('after acting');
+  return fault.startsWith('hang') ? { hang: true, processed } : { status: Number(fault.slice(0, 3)), processed };
+};
 
 /** Unavailable answers in a row that open a circuit, and its cool-down: small, so episodes are short. */
 const CIRCUIT_FAILURES = 3;
@@ -119,7 +128,7 @@ export async function startProcessorFaults() {
     async episode(fault: ProcessorFault, requests: number): Promise<FaultEpisode> {
       const episode: FaultEpisode = { fault, requests, injectedAt: Date.now(), healthSeen: [] };
       episodes.push(episode);
-      stripe.next(fault === 'hang' ? { hang: true } : { status: Number(fault), shouldRetry: true }, requests);
+      stripe.next(faultOf(fault), requests);
       episode.openAt = await until(episode, 'open', 20_000);
       if (episode.openAt) episode.recoveredAt = await until(episode, 'ok', 60_000);
       return episode;

@@ -281,7 +281,7 @@ export function formatReport(report: ChaosReport): string {
     kill: 'gateway kill -9',
     postgres: 'PostgreSQL immediate stops',
     hang: 'processor hangs past the time-out',
-    'processor-faults': 'Stripe fault episodes (hang, 503, 429)',
+    'processor-faults': 'Stripe fault episodes',
   }[report.scenario];
   const times = report.answerAfterRestartMs;
   const unique = [...new Set(report.violations.map((v) => v.replace(/chaos-[\w-]+?-(\d+)-/, 'chaos-…-')))];
