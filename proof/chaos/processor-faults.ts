@@ -78,7 +78,10 @@ export async function startProcessorFaults() {
     }
   };
 
-  /** Polls the Stripe connection's health until `wanted` or the time limit: when it was seen, or undefined. Every change seen is noted in the episode. */
+  /**
+   * Polls the Stripe connection's health until `wanted` or the time limit: when it was seen, or
+   * undefined. Every change seen is noted in the episode.
+   */
   const until = async (episode: FaultEpisode, wanted: Connection['health'], withinMs: number) => {
     const deadline = Date.now() + withinMs;
     while (Date.now() < deadline) {
