@@ -37,6 +37,7 @@ import {
   type StoreResult,
 } from './report.js';
 import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from './supply.js';
+import { connectStripe, disconnectStripe, rawSimulatorLoad, startStripeSimulatorChild } from './stripe-connector.js';
 
 /**
  * `npm run bench [-- --duration 12 --warmup 3 --connections 32 --stores embedded,postgres
@@ -58,6 +59,11 @@ import { BASELINE_BODY, createPaymentRequests, h2hCardBody, testApiKey } from '.
  * `--soak [--soak-minutes 10]`: after the peak payment rate, payments at half that rate for that long,
  * with the gateway's RSS over time and the latency per minute (bench/soak.ts); printed, not written
  * to docs/performance.md.
+ * The same payments through the Stripe connector: the merchant's Stripe connection on the h2h slot, to
+ * the Stripe contract simulator in a child process (the gateway's STRIPE_API_BASE), next to the sandbox's,
+ * and the simulator alone serving the connector's three calls per payment (bench/stripe-connector.ts).
+ * `--stripe-only`: only these (the sandbox's payments, then the Stripe connector's, then the simulator
+ * alone) on one gateway; printed, not written to docs/performance.md.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -76,8 +82,10 @@ const { values: args } = parseArgs({
     'soak-minutes': { type: 'string', default: '10' },
     workers: { type: 'string', default: '1' },
     variants: { type: 'string', default: 'group-commit-off,default,group-commit-off,default' },
+    'stripe-only': { type: 'boolean', default: false },
   },
 });
+const STRIPE_ONLY = args['stripe-only'];
 const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
@@ -303,6 +311,7 @@ async function runGatewayRound(
 }> {
   const gatewayPort = await freePort();
   const sandboxPort = await freePort();
+  const stripePort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
 
@@ -345,6 +354,7 @@ async function runGatewayRound(
   };
   const blackHole = await startBlackHole();
   const receiver = await startReceiver();
+  let stripeChild: Child | undefined;
   try {
     const sandbox = startChild('sandbox', [path.join(DIST, 'sandbox/main.js')], {
       ...baseEnv(),
@@ -355,6 +365,9 @@ async function runGatewayRound(
     });
     children.push(sandbox);
     await waitForHttp(`${sandboxUrl}/`, sandbox);
+    const stripe = await startStripeSimulatorChild(DIST, stripePort);
+    children.push(stripe.child);
+    stripeChild = stripe.child;
 
     const startGateway = async (env: NodeJS.ProcessEnv = {}, profile = profileDir) => {
       const child = spawnGateway(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [], {
@@ -368,6 +381,7 @@ async function runGatewayRound(
         HOST: '127.0.0.1',
         PUBLIC_URL: gatewayUrl,
         SANDBOX_URL: sandboxUrl,
+        STRIPE_API_BASE: stripe.url,
         JWT_SECRET,
         CALLBACK_SIGNING_SECRET,
         ...env,
@@ -396,6 +410,7 @@ async function runGatewayRound(
       gatewayPids: number | number[] = gateway.process.pid!,
       connections = CONNECTIONS,
       beforeLoad?: () => Promise<void>,
+      processor: Record<string, number> = { sandbox: sandbox.process.pid! },
     ) => {
       const ids = await createPaymentRequests(gatewayUrl, apiKey, supply);
       await beforeLoad?.();
@@ -412,10 +427,86 @@ async function runGatewayRound(
           amount: ids.length,
           isFailure: (body) => !body.includes('"status":"succeeded"'),
         },
-        { gateway: gatewayPids, sandbox: sandbox.process.pid! },
+        { gateway: gatewayPids, ...processor },
         store.postgres,
       );
     };
+    // The same payments through the Stripe connector (a connection on the h2h slot, removed afterwards so
+    // the other scenarios keep the sandbox), then the simulator alone for the connector's three calls.
+    const throughStripe = async (): Promise<Scenario[]> => {
+      const connectionId = await connectStripe(gatewayUrl, apiKey);
+      const simulator = { 'stripe simulator': stripe.child.process.pid! };
+      log(`  ${store.kind}: Stripe connector: warm-up ${WARMUP} s`);
+      const warmStripe = await pay(
+        WARMUP,
+        Math.max(CONNECTIONS * 4, Math.round(WARMUP * 600)),
+        h2hCardBody(),
+        undefined,
+        undefined,
+        undefined,
+        simulator,
+      );
+      const stripeSupply = Math.min(100_000, Math.ceil(Math.max(warmStripe.perSecond, 100) * DURATION * 3) + 1000);
+      log(`  ${store.kind}: Stripe connector: ${DURATION} s measured`);
+      const viaStripe = await pay(DURATION, stripeSupply, h2hCardBody(), undefined, undefined, undefined, simulator);
+      await disconnectStripe(gatewayUrl, apiKey, connectionId);
+      log(
+        `    ${Math.round(viaStripe.perSecond)}/s, ${viaStripe.errors} errors; CPU ms per payment: ${cpuByProcess(viaStripe)}`,
+      );
+      log(`  ${store.kind}: the Stripe simulator alone, ${DURATION} s`);
+      const raw = async (seconds: number) => {
+        const meter = startCpuMeter(simulator, undefined);
+        const result = await rawSimulatorLoad({ url: stripe.url, connections: CONNECTIONS, durationSeconds: seconds });
+        const spent = meter.read();
+        result.cpuMsPerRequest = Object.fromEntries(
+          Object.entries(spent).map(([group, ms]) => [group, ms / Math.max(1, result.ok + result.errors)]),
+        );
+        return result;
+      };
+      await raw(WARMUP);
+      const alone = await raw(DURATION);
+      log(
+        `    ${Math.round(alone.perSecond)} payments/s (3 calls each), ${alone.errors} errors; CPU ms per payment: ${cpuByProcess(alone)}`,
+      );
+      const simulatorCpu = viaStripe.cpuMsPerRequest?.['stripe simulator'];
+      return [
+        {
+          name: 'Approved card payments through the Stripe connector (a Stripe connection on h2h, to the contract simulator)',
+          result: viaStripe,
+          payments: true,
+          note: `${cpuByProcess(viaStripe)}${simulatorCpu === undefined ? '' : `; of which the simulator's ${simulatorCpu.toFixed(2)} ms is the stand-in for Stripe, not the gateway's`}`,
+        },
+        {
+          name: "The Stripe simulator alone: the connector's three calls per payment (PaymentMethod, PaymentIntent, confirm), no gateway",
+          result: alone,
+          payments: false,
+          note: `${cpuByProcess(alone)}; a request here is one payment's three calls`,
+        },
+      ];
+    };
+    if (STRIPE_ONLY) {
+      // The sandbox's figure first, on the same gateway and machine, for the Stripe connector's to sit beside.
+      log(`  ${store.kind}: warm-up ${WARMUP} s`);
+      const warmSandbox = await pay(WARMUP, Math.max(CONNECTIONS * 4, Math.round(WARMUP * 1500)));
+      const sandboxSupply = Math.min(100_000, Math.ceil(Math.max(warmSandbox.perSecond, 200) * DURATION * 3) + 1000);
+      log(`  ${store.kind}: ${DURATION} s of payments through the sandbox`);
+      const viaSandbox = await pay(DURATION, sandboxSupply);
+      log(`    ${Math.round(viaSandbox.perSecond)}/s; CPU ms per payment: ${cpuByProcess(viaSandbox)}`);
+      const stripeScenarios = await throughStripe();
+      return {
+        database,
+        payments: viaSandbox,
+        scenarios: [
+          {
+            name: 'Approved card payments through the sandbox (no connection)',
+            result: viaSandbox,
+            payments: true,
+            note: cpuByProcess(viaSandbox),
+          },
+          ...stripeScenarios,
+        ],
+      };
+    }
     log(`  ${store.kind}: warm-up ${WARMUP} s`);
     const warm = await pay(WARMUP, Math.max(CONNECTIONS * 4, Math.round(WARMUP * 1500)));
     // Enough requests for the measured run at the warmed-up rate with room to speed up (a gateway runs at
@@ -460,6 +551,7 @@ async function runGatewayRound(
     // Its CPU by process: what the notifications add to the payments' (the deliveries run beside them).
     const heardNote = `${await notificationsOf(heard, receiver)}; ${cpuByProcess(heard)}`;
     log(`    ${heardNote}`);
+    const stripeScenarios = await throughStripe();
 
     // Authenticated GET /ping, with the key cache (this gateway), then without it (restarted with
     // API_KEY_CACHE=false: every call reads its key from the database, as before the cache).
@@ -573,6 +665,7 @@ async function runGatewayRound(
           payments: true,
           note: heardNote,
         },
+        ...stripeScenarios,
         {
           name: 'Authenticated `GET /ping`, key cache on (the default)',
           result: pingCached,
@@ -593,6 +686,9 @@ async function runGatewayRound(
   } finally {
     await reader?.pool.end();
     for (const child of children) await child.stop();
+    // Its last word: the payments it holds and the exchanges that broke Stripe's document (none, or a finding).
+    const said = /stripe simulator: .*/.exec(stripeChild?.output() ?? '')?.[0];
+    if (said) log(`  ${said}`);
     await blackHole.close();
     await receiver.close();
   }
@@ -712,6 +808,12 @@ async function main(): Promise<void> {
         process.stdout.write(`\n== ${kind} ==\nPeak run: CPU ms per payment: ${cpuByProcess(payments)}\n${soak}\n`);
         continue;
       }
+      if (STRIPE_ONLY) {
+        process.stdout.write(
+          `\n== ${kind}: ${database} ==\n${scenarioTable([{ store: kind, database, payments, baseline: payments, scenarios }])}\n`,
+        );
+        continue;
+      }
       log(`  ${kind}: baseline`);
       const { insert: baseline, json, insertSingle, jsonSingle } = await runBaselineRound(store);
       const raw = { name: 'Raw Fastify JSON (`bench/baseline-server.ts` `GET /json`)', result: json, payments: false };
@@ -752,13 +854,17 @@ async function main(): Promise<void> {
 
   const loadAfter = os.loadavg()[0].toFixed(1);
   log(`bench: 1-minute load average after the run: ${loadAfter}`);
-  if (!SOAK)
+  if (!SOAK && !STRIPE_ONLY)
     process.stdout.write(
       `\n${resultTable(results)}\n\n${scenarioTable(results)}\n\n${cpuTable(results, os.cpus().length)}\n\n` +
         `${memoryTable(results)}\n\n${targetLines(results).join('\n')}\n`,
     );
   for (const profile of profiles) process.stdout.write(`\n${profile}\n`);
   if (SOAK) return;
+  if (STRIPE_ONLY) {
+    process.stdout.write('\n(--stripe-only: printed; docs/performance.md left as it was)\n');
+    return;
+  }
   if (PROFILE) {
     process.stdout.write('\n(--profile: figures are slowed by the profiler; docs/performance.md left as it was)\n');
     return;

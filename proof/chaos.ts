@@ -3,21 +3,40 @@ import { integerOptions } from './args.js';
 import { chaosCluster } from './chaos/postgres.js';
 import { runFailover } from './chaos/failover.js';
 import { formatDrill, runRestoreDrill } from './chaos/restore-drill.js';
-import { formatReport, runChaos, type ChaosReport } from './chaos/run.js';
+import { formatReport, runChaos, type ChaosReport, type Scenario } from './chaos/run.js';
+
+const SCENARIOS: Scenario[] = ['kill', 'postgres', 'hang', 'rolling', 'processor-faults'];
+
+/** `--only a,b`: the scenarios to run (all by default); the rest of the arguments are integer options. */
+function scenarioSelection(argv: string[]): { only: Set<Scenario>; rest: string[] } {
+  const rest = [...argv];
+  const at = rest.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  if (at < 0) return { only: new Set(SCENARIOS), rest };
+  const value = rest[at].includes('=') ? rest[at].slice('--only='.length) : rest[at + 1];
+  rest.splice(at, rest[at].includes('=') ? 1 : 2);
+  const names = (value ?? '').split(',').filter(Boolean);
+  const unknown = names.filter((name) => !SCENARIOS.includes(name as Scenario));
+  if (names.length === 0 || unknown.length > 0)
+    throw new Error(`--only takes scenarios among ${SCENARIOS.join(', ')} (got "${value ?? ''}")`);
+  return { only: new Set(names as Scenario[]), rest };
+}
 
 /**
- * `npm run chaos [-- --orders N --kills N --pg-stops N --hang-orders N --rolling-orders N --restarts N
- * --concurrency N --seed N --pg-port N]`: the long chaos run (docs/reliability.md) on a throwaway
- * PostgreSQL cluster of its own: gateway kill -9 under load, PostgreSQL stopped immediately and
- * restarted, the processor holding its answers past the gateway's time-out after charging, and a
- * rolling restart of two instances. Prints each scenario's report; exits 1 on any violation.
+ * `npm run chaos [-- --only kill,postgres,hang,rolling,processor-faults --orders N --kills N --pg-stops N
+ * --hang-orders N --rolling-orders N --restarts N --fault-orders N --processor-faults N
+ * --requests-per-fault N --concurrency N --seed N --pg-port N]`: the long chaos run (docs/reliability.md)
+ * on a throwaway PostgreSQL cluster of its own: gateway kill -9 under load, PostgreSQL stopped immediately
+ * and restarted, the processor holding its answers past the gateway's time-out after charging, a rolling
+ * restart of two instances, and the merchant's first processor connection (Stripe) hanging or refusing
+ * mid-load with a second one behind it. Prints each scenario's report; exits 1 on any violation.
  * `--failover` and `--restore-drill` as the first argument run those proofs instead (below).
  */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === '--failover') return failover(argv.slice(1));
   if (argv[0] === '--restore-drill') return restoreDrill(argv.slice(1));
-  const o = integerOptions(argv, {
+  const { only, rest } = scenarioSelection(argv);
+  const o = integerOptions(rest, {
     orders: 600,
     kills: 12,
     'pg-orders': 300,
@@ -25,6 +44,9 @@ async function main(): Promise<void> {
     'hang-orders': 60,
     'rolling-orders': 200,
     restarts: 4,
+    'fault-orders': 300,
+    'processor-faults': 6,
+    'requests-per-fault': 10,
     concurrency: 12,
     seed: Date.now() % 1_000_000,
     'pg-port': 55900,
@@ -45,52 +67,74 @@ async function main(): Promise<void> {
   };
   try {
     log(`chaos: seed ${o.seed}, PostgreSQL at ${admin}`);
-    reports.push(
-      await runChaos({
-        ...common,
-        // The default store: each killed gateway leaves its embedded server running for the next to take over.
-        scenario: 'kill',
-        orders: o.orders,
-        faults: o.kills,
-        settle: true,
-      }),
-    );
-    log(formatReport(reports[reports.length - 1]));
-    reports.push(
-      await runChaos({
-        ...common,
-        scenario: 'postgres',
-        orders: o['pg-orders'],
-        faults: o['pg-stops'],
-        databaseUrl: await cluster.freshDatabase(admin),
-        settle: true,
-        restartPostgres: () => cluster.crashAndRestart(1000),
-      }),
-    );
-    log(formatReport(reports[reports.length - 1]));
-    reports.push(
-      await runChaos({
-        ...common,
-        scenario: 'hang',
-        orders: o['hang-orders'],
-        faults: 0,
-        databaseUrl: await cluster.freshDatabase(admin),
-        settle: true,
-      }),
-    );
-    log(formatReport(reports[reports.length - 1]));
-    reports.push(
-      await runChaos({
-        ...common,
-        // Two instances on one database, restarted one at a time with SIGTERM, as a deploy does.
-        scenario: 'rolling',
-        orders: o['rolling-orders'],
-        faults: o.restarts,
-        instances: 2,
-        databaseUrl: await cluster.freshDatabase(admin),
-        settle: true,
-      }),
-    );
+    if (only.has('kill')) {
+      reports.push(
+        await runChaos({
+          ...common,
+          // The default store: each killed gateway leaves its embedded server running for the next to take over.
+          scenario: 'kill',
+          orders: o.orders,
+          faults: o.kills,
+          settle: true,
+        }),
+      );
+      log(formatReport(reports[reports.length - 1]));
+    }
+    if (only.has('postgres')) {
+      reports.push(
+        await runChaos({
+          ...common,
+          scenario: 'postgres',
+          orders: o['pg-orders'],
+          faults: o['pg-stops'],
+          databaseUrl: await cluster.freshDatabase(admin),
+          settle: true,
+          restartPostgres: () => cluster.crashAndRestart(1000),
+        }),
+      );
+      log(formatReport(reports[reports.length - 1]));
+    }
+    if (only.has('hang')) {
+      reports.push(
+        await runChaos({
+          ...common,
+          scenario: 'hang',
+          orders: o['hang-orders'],
+          faults: 0,
+          databaseUrl: await cluster.freshDatabase(admin),
+          settle: true,
+        }),
+      );
+      log(formatReport(reports[reports.length - 1]));
+    }
+    if (only.has('rolling')) {
+      reports.push(
+        await runChaos({
+          ...common,
+          // Two instances on one database, restarted one at a time with SIGTERM, as a deploy does.
+          scenario: 'rolling',
+          orders: o['rolling-orders'],
+          faults: o.restarts,
+          instances: 2,
+          databaseUrl: await cluster.freshDatabase(admin),
+          settle: true,
+        }),
+      );
+      log(formatReport(reports[reports.length - 1]));
+    }
+    if (only.has('processor-faults')) {
+      reports.push(
+        await runChaos({
+          ...common,
+          scenario: 'processor-faults',
+          orders: o['fault-orders'],
+          faults: o['processor-faults'],
+          requestsPerFault: o['requests-per-fault'],
+          databaseUrl: await cluster.freshDatabase(admin),
+          settle: true,
+        }),
+      );
+    }
   } finally {
     cluster.stop();
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds dist/ with tsc unless it is already built from the current sources, so that `npm start`
-# with unchanged sources starts at once. "Current" means: no file or folder under src/, sandbox/,
+# with unchanged sources starts at once. "Current" means: no file or folder under src/, sandbox/, simulators/,
 # bench/ (a folder's time changes when a file in it is added, removed or renamed) and none of the
 # build's inputs is newer than the stamp of the last successful build. A failed build leaves no
 # stamp, so the next start tries again instead of running what an erroneous build emitted.
@@ -40,7 +40,7 @@ build_unless_current() {
   mv "$stamp.next" "$stamp"
 }
 
-build_unless_current dist/.build-stamp "src sandbox bench tsconfig.json package.json package-lock.json" dist \
+build_unless_current dist/.build-stamp "src sandbox simulators bench tsconfig.json package.json package-lock.json" dist \
   node_modules/.bin/tsc -p .
 # Vite empties web/dist/checkout, not web/dist, where the stamp lives.
 build_unless_current web/dist/.build-stamp "web package.json package-lock.json" web/dist npm run --silent build:web

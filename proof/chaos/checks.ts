@@ -53,17 +53,26 @@ export function checkAnswers(orders: Order[], readyAt: number[], verdict: Verdic
 interface GatewayView {
   get(path: string): Promise<{ status: number; body: any }>;
 }
-interface SandboxView {
-  byReference(
-    reference: string,
-  ): Promise<{ status: string; amountCaptured: number; amountRefunded: number } | undefined>;
+/** What one processor holds of a payment reference (amounts in that processor's own unit). */
+export interface Charge {
+  processor: string;
+  amountCaptured: number;
+  amountRefunded: number;
 }
 
-/** Acknowledged outcomes persisted, one payment per request, one charge per request, refunds within captures. */
+/** Every processor the payments may have gone to, asked by our reference `pay_<id>`. */
+export interface ProcessorsView {
+  chargesOf(reference: string): Promise<Charge[]>;
+}
+
+/**
+ * Acknowledged outcomes persisted, one payment per request, one charge per request across every
+ * processor, refunds within captures.
+ */
 export async function checkOutcomes(
   orders: Order[],
   gateway: GatewayView,
-  sandbox: SandboxView,
+  processors: ProcessorsView,
   verdict: Verdict,
   opts: { settled: boolean },
 ): Promise<void> {
@@ -92,16 +101,23 @@ export async function checkOutcomes(
       );
     let charges = 0;
     for (const p of payments) {
-      const charge = await sandbox.byReference(`pay_${p.paymentId}`);
-      if (!charge) continue;
-      if (charge.amountCaptured > 0) charges++;
-      if (charge.amountRefunded > charge.amountCaptured)
+      const found = await processors.chargesOf(`pay_${p.paymentId}`);
+      for (const charge of found)
+        if (charge.amountRefunded > charge.amountCaptured)
+          verdict.violations.push(
+            `${charge.processor} pay_${p.paymentId}: refunded ${charge.amountRefunded} of ${charge.amountCaptured}`,
+          );
+      const charged = found.filter((charge) => charge.amountCaptured > 0);
+      charges += charged.length;
+      verdict.checked++;
+      if (charged.length > 1)
         verdict.violations.push(
-          `sandbox pay_${p.paymentId}: refunded ${charge.amountRefunded} of ${charge.amountCaptured}`,
+          `payment ${p.paymentId}: charged at ${charged.length} places (${charged.map((c) => c.processor).join(', ')})`,
         );
-      if (charge.amountCaptured > 0 && p.status === 'failed')
+      if (charged.length === 0) continue;
+      if (p.status === 'failed')
         verdict.violations.push(`payment ${p.paymentId}: charged at the processor but failed at the gateway`);
-      if (opts.settled && charge.amountCaptured > 0 && p.status !== 'succeeded')
+      if (opts.settled && p.status !== 'succeeded')
         verdict.violations.push(`payment ${p.paymentId}: charged at the processor but ${p.status} after settling`);
     }
     if (charges > 1) verdict.violations.push(`request ${requestId}: charged ${charges} times at the processor`);

@@ -58,6 +58,11 @@ export interface ClientOptions {
   payHeaders?: Record<string, string>;
   /** Where the notifications of each order's payments and refunds go (its payment request's notifyUrl). */
   notifyUrl?: string;
+  /**
+   * Pay host-to-host (`/payments/h2h/:id`, routed by the merchant's h2h connections) instead of by
+   * card through acme.
+   */
+  hostToHost?: boolean;
   counters: { sent: number };
 }
 
@@ -130,13 +135,13 @@ export async function runOrder(options: ClientOptions, order: Order): Promise<vo
   const requestId = order.request.decided?.body?.paymentRequestId;
   if (!requestId) return;
   const card = { ...PAYER, number: order.declined ? DECLINED_CARD : PAYING_CARD, expiration: '12/30', cvv: CVV };
-  order.pay = await idempotent(
-    options,
-    `${prefix}-pay`,
-    `/payments/creditCard/acme/${requestId}`,
-    card,
-    options.payHeaders,
-  );
+  order.pay = options.hostToHost
+    ? await idempotent(options, `${prefix}-pay`, `/payments/h2h/${requestId}`, {
+        ...card,
+        amount: order.amount,
+        unit: 'EUR',
+      })
+    : await idempotent(options, `${prefix}-pay`, `/payments/creditCard/acme/${requestId}`, card, options.payHeaders);
   const paid =
     order.pay.decided?.status === 200 && order.pay.decided.body.status === 'succeeded'
       ? order.pay.decided.body

@@ -6,19 +6,28 @@ import path from 'node:path';
 import pg from 'pg';
 import { openStorage } from '../../src/storage/db.js';
 import { startEmbeddedServer } from '../../src/storage/embedded-server.js';
-import { checkAnswers, checkCardData, checkOutcomes, checkStore, type Verdict } from './checks.js';
+import { checkAnswers, checkCardData, checkOutcomes, checkStore, type Charge, type Verdict } from './checks.js';
 import { runOrder, type ClientOptions, type Order } from './clients.js';
+import {
+  formatEpisodes,
+  PROCESSOR_FAULTS,
+  startProcessorFaults,
+  type FaultEpisode,
+  type ProcessorFaults,
+} from './processor-faults.js';
 import { freePort, GatewayLives, startSandboxProcess } from './processes.js';
 
-export type Scenario = 'kill' | 'postgres' | 'hang' | 'failover' | 'rolling';
+export type Scenario = 'kill' | 'postgres' | 'hang' | 'failover' | 'rolling' | 'processor-faults';
 
 export interface ChaosOptions {
   scenario: Scenario;
   seed: number;
   orders: number;
   concurrency: number;
-  /** Faults to inject (gateway kills, or PostgreSQL immediate stops). */
+  /** Faults to inject (gateway kills, PostgreSQL immediate stops, or processor fault episodes). */
   faults: number;
+  /** Scenario "processor-faults": the Stripe requests each episode's fault strikes. */
+  requestsPerFault?: number;
   /**
    * A PostgreSQL database for the gateway; without it, the default store: the embedded PostgreSQL server
    * in a fresh DATA_DIR, which a killed gateway leaves running and the next start takes over.
@@ -57,6 +66,9 @@ export interface ChaosReport extends Verdict {
   requestsSent: number;
   faultsInjected: number;
   elapsedMs: number;
+  /** Scenario "processor-faults": each episode, and where the approved payments went. */
+  episodes?: FaultEpisode[];
+  paidThrough?: Record<string, number>;
 }
 
 const PROCESSOR_TIMEOUT_MS = 1000;
@@ -88,6 +100,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     secret,
   });
   const receiver = options.notifications ? await startReceiver() : undefined;
+  const processorFaults: ProcessorFaults | undefined =
+    options.scenario === 'processor-faults' ? await startProcessorFaults() : undefined;
   const dataDir = options.databaseUrl ? undefined : mkdtempSync(path.join(tmpdir(), 'svc-chaos-'));
   const store: Record<string, string> = options.databaseUrl
     ? { DATABASE_URL: options.databaseUrl }
@@ -103,6 +117,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     LOG_LEVEL: 'info',
     SEED_DEMO: 'true',
     ...store,
+    ...processorFaults?.env,
   });
   const gateway = new GatewayLives(gatewayEnv(gatewayPort));
   // The others share the first's database (and its demo merchant's key), as instances behind a load balancer.
@@ -114,9 +129,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let faults = 0;
   /** When each primary was killed (scenario "failover"). */
   const killedAt: number[] = [];
+  let paidThrough: Record<string, number> | undefined;
+  let ordersRun: Order[] | undefined;
   try {
     await gateway.start();
     for (const other of others) await other.start();
+    await processorFaults?.connect({ url: gateway.url, apiKey: () => gateway.apiKey });
     const runId = `${options.seed}-${randomBytes(3).toString('hex')}`;
     const client: ClientOptions = {
       url: () => gateways[turn++ % gateways.length].url,
@@ -129,18 +147,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       notifyUrl: receiver?.url,
       payHeaders:
         options.scenario === 'hang' ? { 'x-sandbox-hang-ms': String(PROCESSOR_TIMEOUT_MS + 1500) } : undefined,
+      hostToHost: options.scenario === 'processor-faults',
     };
-    const orders: Order[] = Array.from({ length: options.orders }, (_, index) => ({
+    const newOrder = (index: number): Order => ({
       index,
       amount: Math.round(500 + random() * 5000) / 100,
       declined: random() < 0.1,
       refund: random() < 0.3,
-    }));
+    });
+    const orders: Order[] = Array.from({ length: options.orders }, (_, index) => newOrder(index));
+    ordersRun = orders;
 
     let next = 0;
     let done = 0;
+    // Processor faults: the load goes on past `orders` until the last episode is over (and a little after).
+    let extend = options.scenario === 'processor-faults';
     const worker = async () => {
-      while (next < orders.length) {
+      for (;;) {
+        if (next >= orders.length) {
+          if (!extend) break;
+          orders.push(newOrder(orders.length));
+        }
         await runOrder(client, orders[next++]);
         done++;
       }
@@ -150,6 +177,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // Faults at random moments while the load runs.
     const chaos = (async () => {
       if (options.scenario === 'hang') return;
+      if (processorFaults) {
+        try {
+          for (let i = 0; i < options.faults; i++) {
+            // Spread over the load, so that payments go through Stripe before, between and after the episodes.
+            const due = Math.floor(((i + 0.5 + random() / 2) * options.orders) / (options.faults + 1));
+            while (done < due) await sleep(50);
+            const fault = PROCESSOR_FAULTS[i % PROCESSOR_FAULTS.length];
+            const e = await processorFaults.episode(fault, options.requestsPerFault ?? 10);
+            log(
+              `  Stripe ${fault} × ${e.requests} #${i + 1}: circuit open after ${e.openAt ? e.openAt - e.injectedAt : '-'} ms, healthy after ${e.recoveredAt ? e.recoveredAt - e.injectedAt : '-'} ms (${done} orders done)`,
+            );
+            faults++;
+          }
+          const after = done + 2 * options.concurrency;
+          while (done < after) await sleep(50);
+        } finally {
+          extend = false;
+        }
+        return;
+      }
       for (let i = 0; i < options.faults && done < orders.length; i++) {
         await sleep(200 + random() * 1300); // a random moment of the load, which runs on between faults
         if (done >= orders.length) break;
@@ -226,13 +273,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       for (const exchange of orders.flatMap((o) => [o.request, o.pay, o.refundCall, o.overRefund]))
         if (exchange?.decided && exchange.startedAt <= at && exchange.decided.at >= at)
           verdict.answerAfterRestartMs.push(exchange.decided.at - at);
-    const sandboxView = {
-      byReference: async (reference: string) => {
+    const processors = {
+      chargesOf: async (reference: string): Promise<Charge[]> => {
+        if (processorFaults) return processorFaults.chargesOf(reference, sandbox.url);
         const res = await fetch(`${sandbox.url}/acme/v1/payments?reference=${encodeURIComponent(reference)}`);
-        return res.status === 200 ? await res.json() : undefined;
+        return res.status === 200 ? [{ processor: 'sandbox', ...(await res.json()) }] : [];
       },
     };
-    await checkOutcomes(orders, { get }, sandboxView, verdict, { settled: options.settle });
+    await checkOutcomes(orders, { get }, processors, verdict, { settled: options.settle });
+    if (processorFaults) {
+      processorFaults.check(orders, verdict);
+      paidThrough = {};
+      for (const order of orders) {
+        const body = order.pay?.decided?.body;
+        if (order.pay?.decided?.status === 200 && body?.status === 'succeeded')
+          paidThrough[body.processor] = (paidThrough[body.processor] ?? 0) + 1;
+      }
+    }
     const slow = verdict.answerAfterRestartMs.filter((ms) => ms > options.answerWithinMs);
     verdict.checked += verdict.answerAfterRestartMs.length;
     if (slow.length > 0)
@@ -256,16 +313,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const g of gateways) await g.stop();
     await sandbox.stop();
     await receiver?.stop();
+    await processorFaults?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
   return {
     ...verdict,
     scenario: options.scenario,
     storage: options.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : 'embedded PostgreSQL',
-    orders: options.orders,
+    orders: ordersRun?.length ?? options.orders,
     requestsSent: counters.sent,
     faultsInjected: faults,
     elapsedMs: Date.now() - started,
+    episodes: processorFaults?.episodes,
+    paidThrough,
   };
 }
 
@@ -282,6 +342,7 @@ export function formatReport(report: ChaosReport): string {
     hang: 'processor hangs past the time-out',
     failover: 'primary database server SIGKILLs (failover)',
     rolling: 'instance restarts (SIGTERM, one at a time)',
+    'processor-faults': 'Stripe fault episodes',
   }[report.scenario];
   const times = report.answerAfterRestartMs;
   const unique = [...new Set(report.violations.map((v) => v.replace(/chaos-[\w-]+?-(\d+)-/, 'chaos-…-')))];
@@ -289,6 +350,14 @@ export function formatReport(report: ChaosReport): string {
     `chaos ${report.scenario} on ${report.storage}: ${report.orders} orders, ${report.requestsSent} requests sent, ${report.faultsInjected} ${faultName}, ${(report.elapsedMs / 1000).toFixed(1)} s`,
     `  invariants checked: ${report.checked}; violations: ${report.violations.length}`,
     `  definite answer after the gateway was back: ${times.length} interrupted calls, median ${percentile(times, 50)} ms, p95 ${percentile(times, 95)} ms, max ${times.length ? Math.max(...times) : 0} ms`,
+    ...formatEpisodes(report.episodes ?? []),
+    ...(report.paidThrough
+      ? [
+          `  approved payments by processor: ${Object.entries(report.paidThrough)
+            .map(([name, n]) => `${name} ${n}`)
+            .join(', ')}`,
+        ]
+      : []),
     ...report.violations.slice(0, 40).map((v) => `    ✗ ${v}`),
     ...(report.violations.length > 40
       ? [`    … and ${report.violations.length - 40} more (${unique.length} distinct shapes)`]

@@ -58,3 +58,20 @@ it('rolling restart of two instances under load (SIGTERM to one, started again, 
   expect(report.checked, text).toBeGreaterThan(100);
   expect(report.violations, text).toEqual([]);
 }, 180_000);
+
+it('Stripe hanging or answering 503 after charging, or 429, mid-load: the circuit opens, payments go on through the sandbox, nothing is charged twice', async () => {
+  const report = await runChaos({
+    ...(await base()),
+    scenario: 'processor-faults',
+    orders: 45,
+    concurrency: 6,
+    faults: 3,
+    requestsPerFault: 8,
+  });
+  const text = formatReport(report);
+  expect(report.faultsInjected, text).toBe(3);
+  expect(report.checked, text).toBeGreaterThan(300);
+  expect(report.paidThrough?.stripe, text).toBeGreaterThan(0);
+  expect(report.paidThrough?.acme, text).toBeGreaterThan(0);
+  expect(report.violations, text).toEqual([]);
+}, 150_000);
