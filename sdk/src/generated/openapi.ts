@@ -169,6 +169,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/callbacks/adyen/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adyen's standard notifications for one Adyen connection
+         * @description Register this URL as a Standard webhook and give its HMAC key as the connection's hmacKey. Every item's additionalData.hmacSignature is checked with that key before anything is recorded: one item that does not verify refuses the whole delivery with 401 INVALID_WEBHOOK_SIGNATURE (WH001), nothing recorded, so Adyen sends it again. An unknown connection, or one of another processor, answers 404. A verified delivery answers [accepted] (text/plain) once each item is stored as its own event; an item received before (same event code, pspReference and success) has no second effect. Processing happens after the answer.
+         */
+        post: operations["receiveAdyenWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/callbacks/stripe/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's webhook for one Stripe connection
+         * @description Register this URL as a Stripe webhook endpoint and give its signing secret as the connection's webhookSecret. Stripe-Signature is checked over the raw body with that secret (the Stripe SDK's check, timestamp tolerance included) before the body is read: a missing or non-matching signature answers 401 INVALID_WEBHOOK_SIGNATURE (WH001) and nothing is recorded. An unknown connection, or one of another processor, answers 404. A verified event is stored before the 200; the same event id again answers 200 with duplicate: true and has no second effect. Events the gateway does not act on are stored and acknowledged. Processing happens after the answer.
+         */
+        post: operations["receiveStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/callbacks/svc": {
         parameters: {
             query?: never;
@@ -1547,7 +1587,7 @@ export interface components {
                 callback: {
                     callbackId: number;
                     eventId: string | null;
-                    /** @description The body as received (test/form and test/text: its fields) */
+                    /** @description The body as received (test/form and test/text: its fields; stripe and adyen: the gateway's record of the verified event) */
                     payload: unknown;
                     /** Format: date-time */
                     processedAt: string | null;
@@ -1557,7 +1597,7 @@ export interface components {
                     receivedAt: string;
                     /** @description Whether the signature verified; null: a test call sent none (providers must sign) */
                     signatureValid: boolean | null;
-                    /** @description svc, svc-gateway, svcwh, 3ds, or test/json, test/form, test/text */
+                    /** @description svc, svc-gateway, svcwh, 3ds, stripe, adyen, or test/json, test/form, test/text */
                     source: string;
                     status: string | null;
                     /** @description The processor's payment id it names */
@@ -2093,7 +2133,7 @@ export interface components {
             data: {
                 callbackId: number;
                 eventId: string | null;
-                /** @description The body as received (test/form and test/text: its fields) */
+                /** @description The body as received (test/form and test/text: its fields; stripe and adyen: the gateway's record of the verified event) */
                 payload: unknown;
                 /** Format: date-time */
                 processedAt: string | null;
@@ -2103,7 +2143,7 @@ export interface components {
                 receivedAt: string;
                 /** @description Whether the signature verified; null: a test call sent none (providers must sign) */
                 signatureValid: boolean | null;
-                /** @description svc, svc-gateway, svcwh, 3ds, or test/json, test/form, test/text */
+                /** @description svc, svc-gateway, svcwh, 3ds, stripe, adyen, or test/json, test/form, test/text */
                 source: string;
                 status: string | null;
                 /** @description The processor's payment id it names */
@@ -2264,6 +2304,23 @@ export interface components {
             status: number;
             title: string;
             type: string;
+        };
+        /**
+         * ProcessorWebhook
+         * @description The processor's own webhook body (a Stripe event, an Adyen notification), verified before it is read
+         */
+        ProcessorWebhook: {
+            [key: string]: unknown;
+        };
+        ReceiveStripeWebhookResponse: {
+            /**
+             * @description This eventId was received before; nothing was done again
+             * @enum {boolean}
+             */
+            duplicate?: true;
+            eventId: string;
+            /** @enum {boolean} */
+            received: true;
         };
         ReceiveSvcCallbackBody: {
             /** @description Integer minor units of currency */
@@ -3636,7 +3693,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Page size (default 20) */
                 limit?: number;
-                source?: "svc" | "svc-gateway" | "svcwh" | "3ds" | "test/json" | "test/form" | "test/text";
+                source?: "svc" | "svc-gateway" | "svcwh" | "3ds" | "stripe" | "adyen" | "test/json" | "test/form" | "test/text";
             };
             header?: {
                 "X-API-Version"?: components["parameters"]["ApiVersion"];
@@ -3734,6 +3791,230 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReceiveThreeDsCallbackResponse"];
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR, INVALID_FORMAT, INVALID_JSON, UNSUPPORTED_API_VERSION, …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Not permitted (INSUFFICIENT_PERMISSIONS, FORBIDDEN, HTTPS_REQUIRED in production) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Rate limited or account locked (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Overloaded or shutting down (SERVICE_UNAVAILABLE, Retry-After); /readyz also when storage is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+        };
+    };
+    receiveAdyenWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @description The processor connection (pc_…) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The processor's own webhook body (a Stripe event, an Adyen notification), verified before it is read */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessorWebhook"];
+                "application/json-patch+json": components["schemas"]["ProcessorWebhook"];
+            };
+        };
+        responses: {
+            /** @description [accepted], as Adyen expects */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Validation error (VALIDATION_ERROR, INVALID_FORMAT, INVALID_JSON, UNSUPPORTED_API_VERSION, …) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Not permitted (INSUFFICIENT_PERMISSIONS, FORBIDDEN, HTTPS_REQUIRED in production) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Rate limited or account locked (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+            /** @description Overloaded or shutting down (SERVICE_UNAVAILABLE, Retry-After); /readyz also when storage is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorGuide"];
+                };
+            };
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-API-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @description The processor connection (pc_…) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The processor's own webhook body (a Stripe event, an Adyen notification), verified before it is read */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessorWebhook"];
+                "application/json-patch+json": components["schemas"]["ProcessorWebhook"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiveStripeWebhookResponse"];
                 };
             };
             /** @description Validation error (VALIDATION_ERROR, INVALID_FORMAT, INVALID_JSON, UNSUPPORTED_API_VERSION, …) */
