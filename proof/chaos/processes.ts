@@ -46,6 +46,10 @@ export class GatewayLives {
   private current?: GatewayProcess;
   private logs = '';
   apiKey = '';
+  /** The demo merchant's owner as the banner names them (a development store seeds it). */
+  demo?: { email: string; password: string; userId: number; apiKey: string };
+  /** Set once the demo key was rotated through the API: the banner's key is then a replaced one. */
+  rotatedKey?: string;
   lives = 0;
   /** When each life was ready to answer (ms since epoch). */
   readonly readyAt: number[] = [];
@@ -86,7 +90,11 @@ export class GatewayLives {
       await this.restartLikeASupervisor();
     });
     this.readyAt.push(Date.now());
-    if (life.banner.demo) this.apiKey = life.banner.demo.apiKey;
+    if (life.banner.demo) {
+      this.demo = life.banner.demo;
+      // A key rotated through the API since outlives the banner of the first start.
+      this.apiKey = this.rotatedKey ?? life.banner.demo.apiKey;
+    }
   }
 
   /** Starts it again every half second until it comes up (as systemd's Restart=always would), for a minute at most. */

@@ -8,6 +8,7 @@ import { openStorage } from '../../src/storage/db.js';
 import { startEmbeddedServer } from '../../src/storage/embedded-server.js';
 import { checkAnswers, checkCardData, checkOutcomes, checkStore, type Charge, type Verdict } from './checks.js';
 import { runOrder, type ClientOptions, type Order } from './clients.js';
+import { checkRotationAfterFailover } from './key-rotation.js';
 import {
   formatEpisodes,
   PROCESSOR_FAULTS,
@@ -238,6 +239,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
     })();
     await Promise.all([load, chaos]);
+    if (options.scenario === 'failover') await checkRotationAfterFailover(gateways, verdict, log);
     if (options.scenario === 'hang') faults = orders.length;
 
     const get = async (p: string) => {

@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { notificationHmac } from '../../simulators/adyen/index.js';
 import type { Operation } from './contract.js';
 import { expectOk, json, send } from './http.js';
 
@@ -56,6 +57,8 @@ export class World {
   private requestIds: number[] = [];
   private paymentIds: number[] = [];
   private connectionIds: string[] = [];
+  /** The connecting account's Stripe and Adyen connections, whose webhook receivers the probes call. */
+  private receivers = { stripe: '', adyen: '' };
   private n = 0;
   /** Requests sent to build the world (not counted as probes). */
   setupRequests = 0;
@@ -77,6 +80,7 @@ export class World {
     for (let i = 0; i < 3; i++) this.customerIds.push(await this.customer());
     for (let i = 0; i < 3; i++) this.requestIds.push(await this.openRequest());
     for (let i = 0; i < 2; i++) this.connectionIds.push(await this.connection());
+    this.receivers = { stripe: await this.webhookConnection('stripe'), adyen: await this.webhookConnection('adyen') };
     this.paymentIds.push(await this.payment(0));
     // Events exist from the payment; a default notification URL makes them re-sendable.
     await this.call('PATCH', '/settings', { notifyUrl: 'https://shop.example/hooks' });
@@ -105,6 +109,39 @@ export class World {
     });
     if (res.status !== 201) throw new Error(`connection: expected 201, got ${res.status} ${res.text.slice(0, 300)}`);
     return (res.body as { connectionId: string }).connectionId;
+  }
+
+  /** A Stripe or Adyen connection with known webhook secrets, on the connecting account (it makes no payments). */
+  private async webhookConnection(processor: 'stripe' | 'adyen'): Promise<string> {
+    this.setupRequests++;
+    const credentials =
+      processor === 'stripe'
+        ? { secretKey: 'sk_test_fuzz', webhookSecret: STRIPE_WEBHOOK_SECRET }
+        : { apiKey: 'fuzz', merchantAccount: ADYEN_MERCHANT, hmacKey: ADYEN_HMAC_KEY, environment: 'test' };
+    const res = await json(this.target.url, 'POST', '/processor-connections', this.connectingApiKey, {
+      processor,
+      credentials,
+      slots: ['globex'],
+    });
+    if (res.status !== 201) throw new Error(`${processor} connection: got ${res.status} ${res.text.slice(0, 300)}`);
+    return (res.body as { connectionId: string }).connectionId;
+  }
+
+  /**
+   * The signature a provider puts on a body, exactly as sent: the gateway's own callbacks' header, or
+   * Stripe's. Adyen signs each item inside the body (the fixture's body carries it), so a changed body
+   * is rightly refused as unsigned.
+   */
+  signatureHeaders(op: Operation, raw: string | Uint8Array): Record<string, string> {
+    if (op.path === '/callbacks/adyen/{connectionId}') return {};
+    if (op.path === '/callbacks/stripe/{connectionId}') {
+      // Stripe signs its events' text: its SDK checks the signature over the body read as UTF-8.
+      const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+      const t = Math.floor(Date.now() / 1000);
+      const v1 = createHmac('sha256', STRIPE_WEBHOOK_SECRET).update(`${t}.${text}`).digest('hex');
+      return { 'stripe-signature': `t=${t},v1=${v1}` };
+    }
+    return { 'x-webhook-signature': this.sign(raw) };
   }
 
   private async openRequest(): Promise<number> {
@@ -271,6 +308,18 @@ export class World {
           credentials: apiKey,
           body: (g) => ({ ...g, name: g.name ?? 'Renamed', memberId: `m-${this.unique()}` }),
         };
+      case 'POST /callbacks/stripe/{connectionId}':
+        return {
+          path: { connectionId: this.receivers.stripe },
+          credentials: {},
+          body: () => stripeEvent(this.unique()),
+        };
+      case 'POST /callbacks/adyen/{connectionId}':
+        return {
+          path: { connectionId: this.receivers.adyen },
+          credentials: {},
+          body: () => adyenNotification(this.unique()),
+        };
       case 'POST /processor-connections':
         return {
           path: {},
@@ -367,3 +416,54 @@ const PAYER_FIXED = { country: 'DE' };
 const AMOUNTS = { currency: 'EUR', amountFrom: 1, amountTo: 1000 };
 /** URL members are validated as URLs beyond their schema (a length): generated text is not a URL. */
 const URLS = { notifyUrl: null, successUrl: null, failureUrl: null, originDomain: null };
+
+const STRIPE_WEBHOOK_SECRET = 'whsec_fuzz';
+const ADYEN_MERCHANT = 'FuzzMerchantECOM';
+const ADYEN_HMAC_KEY = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
+
+/** A Stripe event the gateway acts on, about a PaymentIntent that names no payment of ours. */
+function stripeEvent(n: string) {
+  return {
+    id: `evt_fuzz${n}`,
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    data: {
+      object: {
+        id: `pi_fuzz${n}`,
+        object: 'payment_intent',
+        amount: 1050,
+        currency: 'eur',
+        status: 'succeeded',
+        metadata: { payment_id: `pay_fuzz${n}` },
+      },
+    },
+  };
+}
+
+/** An Adyen standard notification of one AUTHORISATION item, signed with the connection's HMAC key. */
+function adyenNotification(n: string) {
+  const item = {
+    eventCode: 'AUTHORISATION' as const,
+    pspReference: `FUZZ${n.padStart(12, '0')}`,
+    merchantAccountCode: ADYEN_MERCHANT,
+    merchantReference: `pay_fuzz${n}`,
+    amount: { currency: 'EUR', value: 1050 },
+    success: true,
+  };
+  return {
+    live: 'false',
+    notificationItems: [
+      {
+        NotificationRequestItem: {
+          ...item,
+          success: 'true',
+          eventDate: new Date().toISOString(),
+          reason: '',
+          additionalData: { hmacSignature: notificationHmac(item, ADYEN_HMAC_KEY) },
+        },
+      },
+    ],
+  };
+}
