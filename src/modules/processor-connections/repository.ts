@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../storage/db.js';
+import { hot } from '../../storage/prepared.js';
 import type { KeyMode } from '../api-keys/index.js';
 import type { ConnectionSlot, ProcessorConnectionsTable } from './tables.js';
 
@@ -30,13 +31,20 @@ export async function insertConnection(
 
 /** The scope's connections, highest priority first, then oldest first; only those serving `slot` if named. */
 export async function findConnections(db: Db, scope: ConnectionScope, slot?: ConnectionSlot): Promise<ConnectionRow[]> {
-  let query = db
+  const query = db
     .selectFrom('processor_connections')
     .selectAll()
     .where('merchant_id', '=', scope.merchantId)
     .where('mode', '=', scope.mode);
-  if (slot !== undefined) query = query.where(sql<boolean>`slots @> array[${slot}]::text[]`);
-  return query.orderBy('priority', 'desc').orderBy('id', 'asc').execute();
+  if (slot === undefined) return query.orderBy('priority', 'desc').orderBy('id', 'asc').execute();
+  // Every card payment asks this (most merchants have no connection): a prepared statement, so the
+  // server plans it once per connection rather than on every payment.
+  const compiled = query
+    .where(sql<boolean>`slots @> array[${slot}]::text[]`)
+    .orderBy('priority', 'desc')
+    .orderBy('id', 'asc')
+    .compile();
+  return (await db.executeQuery(hot('connections_for', compiled))).rows;
 }
 
 /** One connection of the scope; `lock` holds its row until the transaction ends. */
