@@ -2,6 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { ROOT } from '../../test/helpers/processes.js';
+import { createChaosDatabase } from './postgres.js';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((wake) => setTimeout(wake, ms));
@@ -69,15 +70,6 @@ export function haCluster(proxyPort: number) {
         }
       }
     },
-    async freshDatabase(): Promise<string> {
-      const name = `chaos_${Date.now().toString(36)}`;
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`create database ${name}`);
-      await client.end();
-      const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
-      return url.toString();
-    },
+    freshDatabase: () => createChaosDatabase(adminUrl),
   };
 }

@@ -26,15 +26,18 @@ export function chaosCluster(port: number) {
       await new Promise((wake) => setTimeout(wake, downMs));
       asPostgres([`${bin()}/pg_ctl`, '-D', dir, '-l', `${dir}/server.log`, '-w', '-t', '60', 'start']);
     },
-    async freshDatabase(adminUrl: string): Promise<string> {
-      const name = `chaos_${Date.now().toString(36)}`;
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`create database ${name}`);
-      await client.end();
-      const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
-      return url.toString();
-    },
+    freshDatabase: createChaosDatabase,
   };
+}
+
+/** A new, empty database on the server `adminUrl` reaches, for one scenario: its URL. */
+export async function createChaosDatabase(adminUrl: string): Promise<string> {
+  const name = `chaos_${Date.now().toString(36)}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

@@ -1,11 +1,10 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { purgeOldEvents } from '../../src/modules/notifications/purge-events.js';
 import { useGateway, type TestMerchant } from '../helpers/gateway.js';
 import { CARDS, createRequest, h2hCard } from '../payments/fixtures.js';
-import { startReceiver, type Received, type Receiver } from './receiver.js';
+import { merchantWithSecret, verifySha512, verifyStandard } from './merchant-side.js';
+import { startReceiver, type Receiver } from './receiver.js';
 
 const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
 const gw = useGateway({ clock, env: { WEBHOOK_TIMEOUT_MS: '400' } });
@@ -14,16 +13,6 @@ beforeAll(async () => {
   receiver = await startReceiver();
 });
 afterAll(async () => receiver.close());
-
-/** A merchant with a notification URL on the receiver and a secret it knows. */
-async function merchantWithSecret(path: string): Promise<TestMerchant & { secret: string }> {
-  const m = await gw.merchant();
-  const patched = await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: receiver.url + path } });
-  expect(patched.status, patched.text).toBe(200);
-  const rotated = await gw.call('POST', '/settings/webhook-secret', { apiKey: m.apiKey });
-  expect(rotated.status, rotated.text).toBe(200);
-  return { ...m, secret: rotated.body.secret as string };
-}
 
 async function pay(m: TestMerchant, extra: Record<string, unknown> = {}) {
   const id = await createRequest(gw, m);
@@ -39,31 +28,6 @@ async function pay(m: TestMerchant, extra: Record<string, unknown> = {}) {
 async function deliver() {
   for (let pass = 0; pass < 10 && (await gw.runJobs()) > 0; pass += 1);
 }
-
-/**
- * The standardwebhooks library, unchanged; it compares the timestamp with its own clock (5 minutes of
- * tolerance), so that clock reads the gateway's manual time while it verifies.
- */
-function verifyStandard(secret: string, r: Received): unknown {
-  vi.useFakeTimers({ toFake: ['Date'], now: clock.now() });
-  try {
-    return new Webhook(secret).verify(r.body, headersOf(r));
-  } finally {
-    vi.useRealTimers();
-  }
-}
-
-/** How docs/notifications.md tells merchants to check X-Webhook-Signature. */
-function verifySha512(secret: string, rawBody: string, header: string): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha512', key).update(rawBody).digest();
-  return header.split(',').some((candidate) => {
-    const given = Buffer.from(candidate.trim(), 'hex');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
-}
-
-const headersOf = (r: Received) => r.headers as Record<string, string>;
 
 async function eventDetail(m: TestMerchant, eventId: string) {
   const res = await gw.call('GET', `/events/${eventId}`, { apiKey: m.apiKey });
@@ -131,12 +95,12 @@ describe('settings', () => {
 
 describe('delivery', () => {
   it("sends each event to the payment's notifyUrl, signed two ways, verifiable with standardwebhooks", async () => {
-    const m = await merchantWithSecret('/default');
+    const m = await merchantWithSecret(gw, receiver.url + '/default');
     const paymentId = await pay(m, { notifyUrl: `${receiver.url}/payment-specific` });
     await deliver();
     const [delivery] = receiver.at('/payment-specific');
     expect(delivery).toBeDefined();
-    const envelope = verifyStandard(m.secret, delivery) as Record<string, any>;
+    const envelope = verifyStandard(m.secret, delivery, clock.now()) as Record<string, any>;
     expect(envelope).toMatchObject({
       type: 'payment.succeeded',
       apiVersion: '2.1',
@@ -159,7 +123,7 @@ describe('delivery', () => {
   });
 
   it("falls back to the merchant's default URL and honours the chosen event types", async () => {
-    const m = await merchantWithSecret('/fallback');
+    const m = await merchantWithSecret(gw, receiver.url + '/fallback');
     await pay(m);
     await deliver();
     expect(receiver.at('/fallback').map((r) => JSON.parse(r.body).type)).toEqual(['payment.succeeded']);
@@ -171,7 +135,7 @@ describe('delivery', () => {
   });
 
   it('retries a failing receiver with back-off, honours Retry-After, and stops once it answers 2xx', async () => {
-    const m = await merchantWithSecret('/flaky');
+    const m = await merchantWithSecret(gw, receiver.url + '/flaky');
     receiver.answers.push({ status: 500 }, { status: 503, headers: { 'retry-after': '7200' } });
     await pay(m);
     await deliver();
@@ -201,7 +165,7 @@ describe('delivery', () => {
   });
 
   it('records a time-out as WEBHOOK_TIMEOUT (WH002) and never follows a redirect', async () => {
-    const m = await merchantWithSecret('/slow');
+    const m = await merchantWithSecret(gw, receiver.url + '/slow');
     receiver.answers.push({ status: 200, hang: true });
     await pay(m);
     await deliver();
@@ -209,7 +173,7 @@ describe('delivery', () => {
     const detail = await eventDetail(m, first.headers['webhook-id'] as string);
     expect(detail.attempts[0]).toMatchObject({ statusCode: null, error: { error: 'WEBHOOK_TIMEOUT', code: 'WH002' } });
 
-    const r = await merchantWithSecret('/moved');
+    const r = await merchantWithSecret(gw, receiver.url + '/moved');
     receiver.answers.push({ status: 302, headers: { location: `${receiver.url}/elsewhere` } });
     await pay(r);
     await deliver();
@@ -220,7 +184,7 @@ describe('delivery', () => {
   });
 
   it('gives up after about 3 days and disables the endpoint; a 410 disables it at once', async () => {
-    const m = await merchantWithSecret('/dead');
+    const m = await merchantWithSecret(gw, receiver.url + '/dead');
     receiver.setFallback({ status: 500 });
     try {
       await pay(m);
@@ -245,7 +209,7 @@ describe('delivery', () => {
     await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: `${receiver.url}/dead` } });
     expect((await gw.call('GET', '/settings', { apiKey: m.apiKey })).body.endpointDisabledAt).toBeNull();
 
-    const gone = await merchantWithSecret('/gone');
+    const gone = await merchantWithSecret(gw, receiver.url + '/gone');
     receiver.answers.push({ status: 410 });
     await pay(gone);
     await deliver();
@@ -256,7 +220,7 @@ describe('delivery', () => {
   });
 
   it('signs with both secrets during the 24-hour rotation window, then only with the new one', async () => {
-    const m = await merchantWithSecret('/rotation');
+    const m = await merchantWithSecret(gw, receiver.url + '/rotation');
     const rotated = await gw.call('POST', '/settings/webhook-secret', { apiKey: m.apiKey });
     const newSecret = rotated.body.secret as string;
     await pay(m);
@@ -265,7 +229,7 @@ describe('delivery', () => {
     expect((during.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
     expect((during.headers['x-webhook-signature'] as string).split(',')).toHaveLength(2);
     for (const secret of [m.secret, newSecret]) {
-      expect(() => verifyStandard(secret, during)).not.toThrow();
+      expect(() => verifyStandard(secret, during, clock.now())).not.toThrow();
       expect(verifySha512(secret, during.body, during.headers['x-webhook-signature'] as string)).toBe(true);
     }
 
@@ -273,13 +237,13 @@ describe('delivery', () => {
     await pay(m);
     await deliver();
     const after = receiver.at('/rotation')[1];
-    expect(() => verifyStandard(newSecret, after)).not.toThrow();
-    expect(() => verifyStandard(m.secret, after)).toThrow();
+    expect(() => verifyStandard(newSecret, after, clock.now())).not.toThrow();
+    expect(() => verifyStandard(m.secret, after, clock.now())).toThrow();
     expect(verifySha512(m.secret, after.body, after.headers['x-webhook-signature'] as string)).toBe(false);
   });
 
   it('sends one payment’s events in order', async () => {
-    const m = await merchantWithSecret('/ordered');
+    const m = await merchantWithSecret(gw, receiver.url + '/ordered');
     const id = await createRequest(gw, m);
     const res = await gw.call('POST', `/payments/h2h/${id}`, {
       apiKey: m.apiKey,
@@ -298,7 +262,7 @@ describe('delivery', () => {
 
 describe('the relay', () => {
   it('queues each event once, and the retention keeps an event the relay has not handed on', async () => {
-    const m = await merchantWithSecret('/relay');
+    const m = await merchantWithSecret(gw, receiver.url + '/relay');
     const paymentId = await pay(m);
     const [event] = await gw.db
       .selectFrom('outbox_events')
@@ -328,7 +292,7 @@ describe('the relay', () => {
 
 describe('delivery log', () => {
   it('re-sends one event on request, with the same event id, and keeps events 30 days', async () => {
-    const m = await merchantWithSecret('/log');
+    const m = await merchantWithSecret(gw, receiver.url + '/log');
     await pay(m);
     await deliver();
     const [first] = receiver.at('/log');

@@ -1,8 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useGateway, type TestMerchant } from '../helpers/gateway.js';
+import { useGateway } from '../helpers/gateway.js';
 import { buildOnce, gatewayCli } from '../helpers/processes.js';
 import { validateEvent } from './event-schemas.js';
+import { merchantWithSecret } from './merchant-side.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 // `npm run gateway -- events trigger TYPE --merchant ID`, run as the operator runs it, on the store of a
@@ -20,20 +21,12 @@ afterAll(async () => receiver.close());
 
 const trigger = (...args: string[]) => gatewayCli(['events', 'trigger', ...args], store);
 
-async function merchantWithSecret(path: string): Promise<TestMerchant & { secret: string }> {
-  const m = await gw.merchant();
-  const patched = await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: receiver.url + path } });
-  expect(patched.status, patched.text).toBe(200);
-  const rotated = await gw.call('POST', '/settings/webhook-secret', { apiKey: m.apiKey });
-  return { ...m, secret: rotated.body.secret as string };
-}
-
 describe('gateway events trigger', () => {
   it(
     'sends a signed test event of the type to the merchant and prints the outcome as one JSON line',
     SLOW,
     async () => {
-      const m = await merchantWithSecret('/hooks/cli');
+      const m = await merchantWithSecret(gw, receiver.url + '/hooks/cli');
       const result = await trigger('payment_request.expired', '--merchant', String(m.merchantId));
       expect(result.code, result.stderr).toBe(0);
       const lines = result.stdout.trim().split('\n');
@@ -58,7 +51,7 @@ describe('gateway events trigger', () => {
     'refuses an unknown type (exit 2), a merchant without a notifyUrl or unknown (exit 1), and sends nothing',
     SLOW,
     async () => {
-      const m = await merchantWithSecret('/hooks/cli-refused');
+      const m = await merchantWithSecret(gw, receiver.url + '/hooks/cli-refused');
       const id = String(m.merchantId);
       const unknownType = await trigger('payment.nothing', '--merchant', id);
       expect([unknownType.code, unknownType.stdout]).toEqual([2, '']);

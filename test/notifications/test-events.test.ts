@@ -1,11 +1,10 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/modules/notifications/event-types.js';
 import { expectErrorGuide } from '../helpers/assertions.js';
-import { PASSWORD, useGateway, type TestMerchant } from '../helpers/gateway.js';
+import { PASSWORD, useGateway } from '../helpers/gateway.js';
 import { teammate } from '../panel/fixtures.js';
-import { startReceiver, type Received, type Receiver } from './receiver.js';
+import { merchantWithSecret, verifySha512, verifyStandard } from './merchant-side.js';
+import { startReceiver, type Receiver } from './receiver.js';
 import { validateEvent } from './event-schemas.js';
 
 /**
@@ -19,44 +18,9 @@ beforeAll(async () => {
 });
 afterAll(async () => receiver.close());
 
-/** A merchant with a notification URL on the receiver and a secret it knows. */
-async function merchantWithSecret(path: string): Promise<TestMerchant & { secret: string }> {
-  const m = await gw.merchant();
-  const patched = await gw.call('PATCH', '/settings', { apiKey: m.apiKey, body: { notifyUrl: receiver.url + path } });
-  expect(patched.status, patched.text).toBe(200);
-  const rotated = await gw.call('POST', '/settings/webhook-secret', { apiKey: m.apiKey });
-  expect(rotated.status, rotated.text).toBe(200);
-  return { ...m, secret: rotated.body.secret as string };
-}
-
-/**
- * The standardwebhooks library, unchanged; it compares the timestamp with its own clock (5 minutes of
- * tolerance), so that clock reads the gateway's manual time while it verifies.
- */
-function verifyStandard(secret: string, r: Received): unknown {
-  vi.useFakeTimers({ toFake: ['Date'], now: gw.clock.now() });
-  try {
-    return new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
-  } finally {
-    vi.useRealTimers();
-  }
-}
-
-/** X-Webhook-Signature checked as docs/notifications.md tells merchants to. */
-function sha512SignatureValid(secret: string, r: Received): boolean {
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha512', key).update(r.body).digest();
-  return String(r.headers['x-webhook-signature'])
-    .split(',')
-    .some((candidate) => {
-      const given = Buffer.from(candidate.trim(), 'hex');
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    });
-}
-
 describe('POST /events/test', () => {
   it('delivers a sample of the type, signed as real events are, marked as a test, and answers the outcome', async () => {
-    const m = await merchantWithSecret('/hooks/test-ok');
+    const m = await merchantWithSecret(gw, receiver.url + '/hooks/test-ok');
     const res = await gw.call('POST', '/events/test', { apiKey: m.apiKey, body: { type: 'payment.succeeded' } });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({
@@ -73,10 +37,10 @@ describe('POST /events/test', () => {
     // Verified as a merchant would: the Standard Webhooks library and the SHA-512 header; a wrong secret
     // verifies neither.
     const other = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
-    expect(verifyStandard(m.secret, received)).toEqual(JSON.parse(received.body));
-    expect(() => verifyStandard(other, received)).toThrow();
-    expect(sha512SignatureValid(m.secret, received)).toBe(true);
-    expect(sha512SignatureValid(other, received)).toBe(false);
+    expect(verifyStandard(m.secret, received, gw.clock.now())).toEqual(JSON.parse(received.body));
+    expect(() => verifyStandard(other, received, gw.clock.now())).toThrow();
+    expect(verifySha512(m.secret, received.body, String(received.headers['x-webhook-signature']))).toBe(true);
+    expect(verifySha512(other, received.body, String(received.headers['x-webhook-signature']))).toBe(false);
 
     const event = JSON.parse(received.body);
     expect(received.headers['webhook-id']).toBe(res.body.id);
@@ -92,7 +56,7 @@ describe('POST /events/test', () => {
   });
 
   it('sends every type the settings offer', async () => {
-    const m = await merchantWithSecret('/hooks/test-every');
+    const m = await merchantWithSecret(gw, receiver.url + '/hooks/test-every');
     const offered = (await gw.call('GET', '/settings', { apiKey: m.apiKey })).body.availableEventTypes as string[];
     expect(offered).toEqual([...EVENT_TYPES]);
     for (const type of offered) {
@@ -105,7 +69,7 @@ describe('POST /events/test', () => {
   });
 
   it("answers a receiver's refusal as the outcome, once, without retrying or disabling the endpoint", async () => {
-    const m = await merchantWithSecret('/hooks/test-refused');
+    const m = await merchantWithSecret(gw, receiver.url + '/hooks/test-refused');
     receiver.answers.push({ status: 410 });
     const res = await gw.call('POST', '/events/test', { apiKey: m.apiKey, body: { type: 'refund.failed' } });
     expect(res.status, res.text).toBe(200);
@@ -121,7 +85,7 @@ describe('POST /events/test', () => {
   });
 
   it('refuses a type the gateway does not emit as 400 and sends nothing', async () => {
-    const m = await merchantWithSecret('/hooks/test-bad-type');
+    const m = await merchantWithSecret(gw, receiver.url + '/hooks/test-bad-type');
     for (const body of [{ type: 'payment.nothing' }, { type: 7 }, {}]) {
       const res = await gw.call('POST', '/events/test', { apiKey: m.apiKey, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -139,7 +103,7 @@ describe('POST /events/test', () => {
   });
 
   it('takes what the other settings routes take: the API key or the panel session, not a viewer, not no one', async () => {
-    const m = await merchantWithSecret('/hooks/test-access');
+    const m = await merchantWithSecret(gw, receiver.url + '/hooks/test-access');
     const body = { type: 'payment.canceled' };
     expectErrorGuide(await gw.call('POST', '/events/test', { body }), 'INVALID_API_KEY');
     const signIn = async (email: string) => {

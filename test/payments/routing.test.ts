@@ -91,6 +91,27 @@ async function payH2h(m: TestMerchant, number: string, extra: Record<string, unk
   return gw.call('POST', PATHS.h2h(id), { apiKey: m.apiKey, body: { ...h2hCard(number), ...extra } });
 }
 
+/**
+ * A payment challenged by 3-D Secure: the payer answers on the processor's challenge page, which sends
+ * the browser back to the gateway's signed return URL, and the browser follows it.
+ */
+async function challengeAndReturn(m: TestMerchant, number: string, action: 'approve' | 'deny') {
+  const challenged = await payH2h(m, number);
+  expect(challenged.status, challenged.text).toBe(200);
+  expect(challenged.body.status).toBe('requires_action');
+  const id = challenged.body.paymentId as number;
+  const answer = await fetchWithAgent(challenged.body.redirectUrl as string, {
+    method: 'POST',
+    body: new URLSearchParams({ action }),
+    redirect: 'manual',
+    dispatcher: browser,
+  });
+  const back = new URL(answer.headers.get('location')!);
+  expect(back.pathname).toBe(`/payments/${id}/return`);
+  const landing = await fetch(`${gw.url}${back.pathname}${back.search}`, { redirect: 'manual' });
+  return { id, back, landing };
+}
+
 const stripeCharges = (paymentId: number) => totalsFor(stripe.ledger(), `pay_${paymentId}`);
 const adyenCharges = (paymentId: number) => totalsFor(adyen.ledger(), `pay_${paymentId}`);
 const healthOf = async (m: TestMerchant, connectionId: string) =>
@@ -143,19 +164,7 @@ describe('through a Stripe connection', () => {
 
   it('runs 3-D Secure through the payer’s challenge and back through the gateway, reading the outcome from Stripe', async () => {
     const m = await merchantWith(stripeConnection(['h2h']));
-    const challenged = await payH2h(m, '4000002760003184');
-    expect(challenged.status, challenged.text).toBe(200);
-    expect(challenged.body.status).toBe('requires_action');
-    const id = challenged.body.paymentId as number;
-    // The payer approves on the challenge page, which sends the browser back to the gateway's return URL.
-    const answer = await fetch(challenged.body.redirectUrl as string, {
-      method: 'POST',
-      body: new URLSearchParams({ action: 'approve' }),
-      redirect: 'manual',
-    });
-    const back = new URL(answer.headers.get('location')!);
-    expect(back.pathname).toBe(`/payments/${id}/return`);
-    const landing = await fetch(`${gw.url}${back.pathname}${back.search}`, { redirect: 'manual' });
+    const { id, landing } = await challengeAndReturn(m, '4000002760003184', 'approve');
     expect(landing.status).toBeLessThan(400);
     const payment = await gw.call('GET', `/payments/${id}`, { apiKey: m.apiKey });
     expect(payment.body.status).toBe('succeeded');
@@ -209,20 +218,8 @@ describe('through an Adyen connection', () => {
 
   it('runs 3-D Secure through /payments/details on the return; a denied challenge fails the payment', async () => {
     const m = await merchantWith(adyenConnection(['h2h']));
-    const challenged = await payH2h(m, '4917610000000000');
-    expect(challenged.status, challenged.text).toBe(200);
-    expect(challenged.body.status).toBe('requires_action');
-    const id = challenged.body.paymentId as number;
-    const answer = await fetchWithAgent(challenged.body.redirectUrl as string, {
-      method: 'POST',
-      body: new URLSearchParams({ action: 'deny' }),
-      redirect: 'manual',
-      dispatcher: browser,
-    });
-    const back = new URL(answer.headers.get('location')!);
-    expect(back.pathname).toBe(`/payments/${id}/return`);
+    const { id, back } = await challengeAndReturn(m, '4917610000000000', 'deny');
     expect(back.searchParams.get('redirectResult')).toBeTruthy();
-    await fetch(`${gw.url}${back.pathname}${back.search}`, { redirect: 'manual' });
     const payment = await gw.call('GET', `/payments/${id}`, { apiKey: m.apiKey });
     expect(payment.body).toMatchObject({ status: 'failed' });
     expect(adyenCharges(id)).toMatchObject({ captured: 0 });
